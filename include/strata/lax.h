@@ -1,0 +1,140 @@
+// strata::lax: one function per primitive, with lax's strict semantics (no implicit
+// broadcasting or promotion: operands must already agree). The numpy-style surface in ops.h
+// checks, promotes and broadcasts, then calls these.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "strata/array.h"
+#include "strata/primitive.h"
+
+namespace strata::lax {
+
+// ---- Elementwise unary -------------------------------------------------------------------
+STRATA_EXPORT Array neg(const Array &x);
+STRATA_EXPORT Array abs(const Array &x);
+STRATA_EXPORT Array sign(const Array &x);
+STRATA_EXPORT Array floor(const Array &x);
+STRATA_EXPORT Array ceil(const Array &x);
+STRATA_EXPORT Array round(const Array &x); // half to even, as numpy and jnp.round
+STRATA_EXPORT Array exp(const Array &x);
+STRATA_EXPORT Array log(const Array &x);
+STRATA_EXPORT Array log1p(const Array &x);
+STRATA_EXPORT Array expm1(const Array &x);
+STRATA_EXPORT Array sqrt(const Array &x);
+STRATA_EXPORT Array rsqrt(const Array &x);
+STRATA_EXPORT Array sin(const Array &x);
+STRATA_EXPORT Array cos(const Array &x);
+STRATA_EXPORT Array tan(const Array &x);
+STRATA_EXPORT Array tanh(const Array &x);
+STRATA_EXPORT Array logistic(const Array &x);
+STRATA_EXPORT Array erf(const Array &x);
+STRATA_EXPORT Array erf_inv(const Array &x);
+STRATA_EXPORT Array is_finite(const Array &x);
+STRATA_EXPORT Array bitwise_not(const Array &x); // logical not on bool
+STRATA_EXPORT Array integer_pow(const Array &x, int64_t y);
+
+// ---- Elementwise binary (same shape and dtype) ---------------------------------------------
+STRATA_EXPORT Array add(const Array &x, const Array &y);
+STRATA_EXPORT Array sub(const Array &x, const Array &y);
+STRATA_EXPORT Array mul(const Array &x, const Array &y);
+STRATA_EXPORT Array div(const Array &x, const Array &y); // integers round toward zero
+STRATA_EXPORT Array rem(const Array &x, const Array &y); // sign of the dividend (C fmod)
+STRATA_EXPORT Array pow(const Array &x, const Array &y);
+STRATA_EXPORT Array max(const Array &x, const Array &y); // NaN-propagating
+STRATA_EXPORT Array min(const Array &x, const Array &y);
+STRATA_EXPORT Array atan2(const Array &x, const Array &y);
+STRATA_EXPORT Array bitwise_and(const Array &x, const Array &y);
+STRATA_EXPORT Array bitwise_or(const Array &x, const Array &y);
+STRATA_EXPORT Array bitwise_xor(const Array &x, const Array &y);
+STRATA_EXPORT Array eq(const Array &x, const Array &y);
+STRATA_EXPORT Array ne(const Array &x, const Array &y);
+STRATA_EXPORT Array lt(const Array &x, const Array &y);
+STRATA_EXPORT Array le(const Array &x, const Array &y);
+STRATA_EXPORT Array gt(const Array &x, const Array &y);
+STRATA_EXPORT Array ge(const Array &x, const Array &y);
+
+/// pred ? on_true : on_false, elementwise; pred is bool of the same shape.
+STRATA_EXPORT Array select(const Array &pred, const Array &on_true, const Array &on_false);
+/// min(max(x, lo), hi); lo and hi are scalars or of x's shape.
+STRATA_EXPORT Array clamp(const Array &lo, const Array &x, const Array &hi);
+/// Converts to dtype (floats to ints truncate toward zero; to bool: x != 0).
+STRATA_EXPORT Array convert_element_type(const Array &x, DType dtype, bool weak_type = false);
+/// Identity whose derivative is zero.
+STRATA_EXPORT Array stop_gradient(const Array &x);
+
+// ---- Shapes -------------------------------------------------------------------------------
+/// Values 0..shape[dimension]-1 along `dimension`, broadcast over the rest.
+STRATA_EXPORT Array iota(DType dtype, const Shape &shape, int64_t dimension = 0);
+/// Operand dimension i goes to output dimension broadcast_dimensions[i] (size equal or 1).
+STRATA_EXPORT Array broadcast_in_dim(const Array &x, const Shape &shape,
+                                     const std::vector<int64_t> &broadcast_dimensions);
+STRATA_EXPORT Array reshape(const Array &x, const Shape &new_sizes);
+STRATA_EXPORT Array transpose(const Array &x, const std::vector<int64_t> &permutation);
+STRATA_EXPORT Array rev(const Array &x, const std::vector<int64_t> &dimensions);
+STRATA_EXPORT Array slice(const Array &x, const std::vector<int64_t> &start,
+                          const std::vector<int64_t> &limit,
+                          const std::vector<int64_t> &strides = {});
+/// Start indices are integer scalars, clamped so the slice stays in bounds (as XLA does).
+STRATA_EXPORT Array dynamic_slice(const Array &x, const std::vector<Array> &start_indices,
+                                  const Shape &slice_sizes);
+STRATA_EXPORT Array dynamic_update_slice(const Array &x, const Array &update,
+                                         const std::vector<Array> &start_indices);
+/// Pads with a scalar `padding_value`: low/high may be negative (crop), interior >= 0.
+STRATA_EXPORT Array pad(const Array &x, const Array &padding_value,
+                        const std::vector<int64_t> &low, const std::vector<int64_t> &high,
+                        const std::vector<int64_t> &interior);
+STRATA_EXPORT Array concatenate(const std::vector<Array> &xs, int64_t dimension);
+
+// ---- Reductions ---------------------------------------------------------------------------
+STRATA_EXPORT Array reduce_sum(const Array &x, const std::vector<int64_t> &axes);
+STRATA_EXPORT Array reduce_max(const Array &x, const std::vector<int64_t> &axes);
+STRATA_EXPORT Array reduce_min(const Array &x, const std::vector<int64_t> &axes);
+STRATA_EXPORT Array reduce_prod(const Array &x, const std::vector<int64_t> &axes);
+/// Index of the first maximum (NaN counts as the maximum) along `axis`.
+STRATA_EXPORT Array argmax(const Array &x, int64_t axis, DType index_dtype = DType::Int32);
+STRATA_EXPORT Array argmin(const Array &x, int64_t axis, DType index_dtype = DType::Int32);
+STRATA_EXPORT Array cumsum(const Array &x, int64_t axis, bool reverse = false);
+STRATA_EXPORT Array cumprod(const Array &x, int64_t axis, bool reverse = false);
+STRATA_EXPORT Array cummax(const Array &x, int64_t axis, bool reverse = false);
+STRATA_EXPORT Array cummin(const Array &x, int64_t axis, bool reverse = false);
+
+// ---- Contractions -------------------------------------------------------------------------
+struct DotDimensionNumbers {
+  std::vector<int64_t> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
+};
+/// Output dims: batch dims, then lhs free dims, then rhs free dims (as lax.dot_general).
+STRATA_EXPORT Array dot_general(const Array &lhs, const Array &rhs,
+                                const DotDimensionNumbers &dims,
+                                std::optional<DType> preferred_element_type = std::nullopt);
+
+// ---- Gather and scatter (XLA semantics; the index vector is the last dim of indices) -------
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, start_index_map;
+};
+/// Start indices are clamped so every slice lies in bounds (documented in docs/indexing.md).
+STRATA_EXPORT Array gather(const Array &operand, const Array &indices,
+                           const GatherDimensionNumbers &dims, const Shape &slice_sizes);
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims, inserted_window_dims,
+      scatter_dims_to_operand_dims;
+};
+/// Updates whose window falls out of bounds are dropped (as JAX's default mode).
+STRATA_EXPORT Array scatter_add(const Array &operand, const Array &indices, const Array &updates,
+                                const ScatterDimensionNumbers &dims);
+STRATA_EXPORT Array scatter(const Array &operand, const Array &indices, const Array &updates,
+                            const ScatterDimensionNumbers &dims);
+
+// ---- Sorting ------------------------------------------------------------------------------
+/// Sorts all operands along `dimension` by the first `num_keys` operands (lexicographic),
+/// stable; NaNs sort last.
+STRATA_EXPORT std::vector<Array> sort(const std::vector<Array> &operands, int64_t dimension = -1,
+                                      int64_t num_keys = 1);
+
+// ---- Random bits --------------------------------------------------------------------------
+/// The Threefry-2x32 block cipher (20 rounds); all four inputs u32 of one shape.
+STRATA_EXPORT std::pair<Array, Array> threefry2x32(const Array &key0, const Array &key1,
+                                                   const Array &x0, const Array &x1);
+
+} // namespace strata::lax

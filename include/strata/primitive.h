@@ -1,0 +1,104 @@
+// Primitives and their rule tables: the one place each primitive's behaviour is declared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "strata/array.h"
+
+namespace strata {
+
+/// Shape, dtype and weak-type flag of a value: what the abstract level and the verifier see.
+struct AbstractValue {
+  Shape shape;
+  DType dtype = DType::Float32;
+  bool weak_type = false;
+  bool operator==(const AbstractValue &) const = default;
+  std::string str() const { return type_str(dtype, shape); }
+};
+STRATA_EXPORT AbstractValue abstract_of(const Array &a);
+
+/// A primitive parameter: static data such as axes, shapes, dtypes or dimension numbers.
+using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>>;
+
+/// Named static parameters of one primitive application, kept sorted by name so that equal
+/// parameter sets compare and hash equal (they become part of jit cache keys).
+class STRATA_EXPORT Params {
+public:
+  Params() = default;
+  Params(std::initializer_list<std::pair<std::string, ParamValue>> init);
+  Params &set(std::string name, ParamValue value);
+  bool has(std::string_view name) const;
+  const ParamValue &at(std::string_view name) const;
+  int64_t get_int(std::string_view name) const;
+  double get_float(std::string_view name) const;
+  bool get_bool(std::string_view name) const;
+  DType get_dtype(std::string_view name) const;
+  const std::string &get_string(std::string_view name) const;
+  const std::vector<int64_t> &get_ints(std::string_view name) const;
+  const std::vector<std::pair<std::string, ParamValue>> &items() const { return items_; }
+  std::string str() const;
+  size_t hash() const;
+  bool operator==(const Params &) const = default;
+
+private:
+  std::vector<std::pair<std::string, ParamValue>> items_;
+};
+
+/// Declared properties; categories such as "elementwise" come from these, never from a list.
+enum Trait : uint32_t {
+  kNone = 0,
+  kElementwise = 1u << 0,  // output[i] depends only on inputs[i] (same shapes)
+  kFusible = 1u << 1,      // may join a fused loop nest or kernel
+  kLinear = 1u << 2,       // linear in all its floating inputs (transpose rule applies)
+  kComparison = 1u << 3,   // returns bool
+  kReduction = 1u << 4,    // reduces over axes
+  kShapeOp = 1u << 5,      // moves data without arithmetic
+  kRandom = 1u << 6,       // random bit generation
+  kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
+  kSideEffect = 1u << 8,
+};
+
+struct Primitive;
+using ShapeRule = std::function<std::vector<AbstractValue>(std::span<const AbstractValue> in,
+                                                           const Params &params)>;
+/// Reference CPU implementation; `out` holds the avals the shape rule produced.
+using ImplRule = std::function<std::vector<Array>(
+    std::span<const Array> in, const Params &params, std::span<const AbstractValue> out)>;
+
+/// A primitive with its rule table. The transforms issue adds jvp/transpose/batch slots here.
+struct Primitive {
+  std::string name;
+  uint32_t traits = kNone;
+  ShapeRule shape_rule;
+  ImplRule impl;
+
+  bool has(Trait t) const { return (traits & t) != 0; }
+};
+
+/// Registers a primitive once (at static-initialization time, beside its definition) and
+/// returns the stored instance. Registering the same name twice throws.
+STRATA_EXPORT const Primitive &register_primitive(Primitive p);
+/// Looks a primitive up by name; nullptr when unknown.
+STRATA_EXPORT const Primitive *find_primitive(std::string_view name);
+/// Every registered primitive, sorted by name.
+STRATA_EXPORT std::vector<const Primitive *> all_primitives();
+
+/// Applies a primitive: the highest trace level among the inputs handles it; with no
+/// tracers, it runs eagerly (shape rule, then reference implementation).
+STRATA_EXPORT std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs,
+                                      const Params &params = {});
+STRATA_EXPORT Array bind1(const Primitive &prim, std::vector<Array> inputs,
+                          const Params &params = {});
+/// Runs only the shape rule (what the abstract level does for one primitive).
+STRATA_EXPORT std::vector<AbstractValue> abstract_eval(const Primitive &prim,
+                                                      std::span<const AbstractValue> in,
+                                                      const Params &params = {});
+
+} // namespace strata

@@ -1,0 +1,11 @@
+// The Strata C++ API: arrays, primitives, the numpy-style surface, nn and random.
+#pragma once
+
+#include "strata/array.h"
+#include "strata/dtype.h"
+#include "strata/error.h"
+#include "strata/lax.h"
+#include "strata/nn.h"
+#include "strata/ops.h"
+#include "strata/primitive.h"
+#include "strata/random.h"

@@ -1,0 +1,205 @@
+// The primitive registry, parameters, and bind: dispatch to the highest live trace level.
+#include "strata/primitive.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "buffer_impl.h"
+#include "kernels_impl.h"
+#include "trace_impl.h"
+
+namespace strata {
+
+// ---- Params ------------------------------------------------------------------------------------
+Params::Params(std::initializer_list<std::pair<std::string, ParamValue>> init) {
+  for (auto &[k, v] : init)
+    set(k, v);
+}
+
+Params &Params::set(std::string name, ParamValue value) {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const auto &item, const std::string &n) { return item.first < n; });
+  if (it != items_.end() && it->first == name)
+    it->second = std::move(value);
+  else
+    items_.insert(it, {std::move(name), std::move(value)});
+  return *this;
+}
+
+bool Params::has(std::string_view name) const {
+  return std::any_of(items_.begin(), items_.end(), [&](const auto &i) { return i.first == name; });
+}
+
+const ParamValue &Params::at(std::string_view name) const {
+  for (const auto &i : items_)
+    if (i.first == name)
+      return i.second;
+  throw Error(detail::cat("[params] missing parameter '", name, "' in {", str(), "}"),
+              ErrorKind::Internal);
+}
+
+template <class T> static const T &get_as(const Params &p, std::string_view name) {
+  const ParamValue &v = p.at(name);
+  if (const T *t = std::get_if<T>(&v))
+    return *t;
+  throw Error(detail::cat("[params] parameter '", name, "' has another type in {", p.str(), "}"),
+              ErrorKind::Internal);
+}
+int64_t Params::get_int(std::string_view n) const { return get_as<int64_t>(*this, n); }
+double Params::get_float(std::string_view n) const { return get_as<double>(*this, n); }
+bool Params::get_bool(std::string_view n) const { return get_as<bool>(*this, n); }
+DType Params::get_dtype(std::string_view n) const { return get_as<DType>(*this, n); }
+const std::string &Params::get_string(std::string_view n) const {
+  return get_as<std::string>(*this, n);
+}
+const std::vector<int64_t> &Params::get_ints(std::string_view n) const {
+  return get_as<std::vector<int64_t>>(*this, n);
+}
+
+static std::string value_str(const ParamValue &v) {
+  struct V {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return detail::cat(d); }
+    std::string operator()(const std::string &s) const { return "\"" + s + "\""; }
+    std::string operator()(DType t) const { return std::string(short_name(t)); }
+    std::string operator()(const std::vector<int64_t> &v) const { return shape_str(v); }
+  };
+  return std::visit(V{}, v);
+}
+
+std::string Params::str() const {
+  std::string s;
+  for (const auto &[k, v] : items_) {
+    if (!s.empty())
+      s += ", ";
+    s += k + "=" + value_str(v);
+  }
+  return s;
+}
+
+size_t Params::hash() const {
+  size_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](size_t x) { h = (h ^ x) * 0x100000001b3ull; };
+  for (const auto &[k, v] : items_) {
+    mix(std::hash<std::string>{}(k));
+    mix(v.index());
+    std::visit(
+        [&](const auto &x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::vector<int64_t>>)
+            for (int64_t e : x)
+              mix(std::hash<int64_t>{}(e));
+          else if constexpr (std::is_same_v<X, DType>)
+            mix(static_cast<size_t>(x));
+          else
+            mix(std::hash<X>{}(x));
+        },
+        v);
+  }
+  return h;
+}
+
+// ---- Registry ----------------------------------------------------------------------------------
+namespace {
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<Primitive>, std::less<>> by_name;
+};
+Registry &registry() {
+  static Registry r;
+  return r;
+}
+} // namespace
+
+const Primitive &register_primitive(Primitive p) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.by_name.count(p.name))
+    throw Error(detail::cat("[register_primitive] '", p.name, "' is registered twice"),
+                ErrorKind::Internal);
+  if (!p.shape_rule || !p.impl)
+    throw Error(detail::cat("[register_primitive] '", p.name,
+                            "' needs a shape rule and an implementation"),
+                ErrorKind::Internal);
+  std::string name = p.name;
+  auto &slot = r.by_name[name];
+  slot = std::make_unique<Primitive>(std::move(p));
+  return *slot;
+}
+
+const Primitive *find_primitive(std::string_view name) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_name.find(name);
+  return it == r.by_name.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Primitive *> all_primitives() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<const Primitive *> out;
+  for (auto &[_, p] : r.by_name)
+    out.push_back(p.get());
+  return out;
+}
+
+// ---- bind --------------------------------------------------------------------------------------
+AbstractValue abstract_of(const Array &a) { return {a.shape(), a.dtype(), a.weak_type()}; }
+
+std::string describe_tracer(const Tracer &t) { return "the " + t.origin() + " transform"; }
+
+std::vector<AbstractValue> abstract_eval(const Primitive &prim, std::span<const AbstractValue> in,
+                                         const Params &params) {
+  return prim.shape_rule(in, params);
+}
+
+std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const Params &params) {
+  TraceLevel *top = nullptr;
+  for (const Array &a : inputs) {
+    if (!a.valid())
+      fail(prim.name, "an input is an empty (default-constructed) Array");
+    if (const auto &t = a.tracer()) {
+      TraceLevel *l = t->level();
+      if (!l)
+        throw Error(detail::cat("[", prim.name, "] a value traced by ", describe_tracer(*t),
+                                " was used after that transform ended (escaped tracer)"),
+                    ErrorKind::Type);
+      if (!top || l->depth > top->depth)
+        top = l;
+    }
+  }
+  if (top)
+    return top->process(prim, inputs, params);
+
+  // Eval level: check with the shape rule, then run the reference implementation.
+  AbstractValue small[4];
+  std::vector<AbstractValue> heap;
+  std::span<const AbstractValue> avals;
+  if (inputs.size() <= 4) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      small[i] = abstract_of(inputs[i]);
+    avals = std::span<const AbstractValue>(small, inputs.size());
+  } else {
+    heap.reserve(inputs.size());
+    for (const Array &a : inputs)
+      heap.push_back(abstract_of(a));
+    avals = heap;
+  }
+  std::vector<AbstractValue> out = prim.shape_rule(avals, params);
+  return prim.impl(inputs, params, out);
+}
+
+Array bind1(const Primitive &prim, std::vector<Array> inputs, const Params &params) {
+  std::vector<Array> out = bind(prim, std::move(inputs), params);
+  return std::move(out.at(0));
+}
+
+int64_t normalize_axis(std::string_view op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    fail(op, "axis ", axis, " is out of range for rank ", rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace strata

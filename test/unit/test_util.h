@@ -1,0 +1,102 @@
+// Helpers shared by the unit tests: building arrays, comparing against expected values, and
+// the registry of which primitives have test rows.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "strata/strata.h"
+
+namespace strata::testutil {
+
+/// Names of primitives that have rows in a test table; test_registry.cpp checks every
+/// registered primitive is here.
+inline std::set<std::string> &tested_primitives() {
+  static std::set<std::string> s;
+  return s;
+}
+struct MarkTested {
+  explicit MarkTested(std::initializer_list<const char *> names) {
+    for (const char *n : names)
+      tested_primitives().insert(n);
+  }
+};
+#define STRATA_CAT2(a, b) a##b
+#define STRATA_CAT(a, b) STRATA_CAT2(a, b)
+/// Declares, at file scope, that this file holds the test rows of the named primitives.
+#define STRATA_TESTS_PRIMITIVES(...)                                                          \
+  static ::strata::testutil::MarkTested STRATA_CAT(strata_mark_, __LINE__){__VA_ARGS__}
+
+/// An array of `dtype` from double values (converted as convert_element_type would).
+inline Array make(const std::vector<double> &values, const Shape &shape, DType dtype = float64) {
+  Array a = Array::from_vector(values, shape);
+  return dtype == float64 ? a : lax::convert_element_type(a, dtype);
+}
+inline Array make(const std::vector<double> &values, DType dtype = float64) {
+  return make(values, Shape{static_cast<int64_t>(values.size())}, dtype);
+}
+/// The values of any array as doubles (row-major).
+inline std::vector<double> values(const Array &a) {
+  return lax::convert_element_type(a, float64).to_vector<double>();
+}
+
+/// Checks shape, dtype and values (NaN equals NaN; tolerance relative + absolute).
+inline void expect_array(const Array &got, const std::vector<double> &want, const Shape &shape,
+                         DType dtype, double tol = 0.0) {
+  ASSERT_EQ(got.dtype(), dtype) << got.type_str();
+  ASSERT_EQ(got.shape(), shape) << got.type_str();
+  std::vector<double> v = values(got);
+  ASSERT_EQ(v.size(), want.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(v[i])) << "at " << i;
+      continue;
+    }
+    if (std::isinf(want[i])) {
+      EXPECT_EQ(v[i], want[i]) << "at " << i;
+      continue;
+    }
+    EXPECT_NEAR(v[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i << " of "
+                                                               << got.type_str();
+  }
+}
+
+/// Runs `fn` and checks it throws strata::Error whose message contains every fragment.
+template <class F>
+void expect_error(F &&fn, std::initializer_list<const char *> fragments) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected strata::Error";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    for (const char *f : fragments)
+      EXPECT_NE(msg.find(f), std::string::npos) << "message '" << msg << "' lacks '" << f << "'";
+  }
+}
+
+/// Relative tolerance suited to a dtype's precision.
+inline double tol_for(DType t) {
+  switch (t) {
+  case DType::Float16: return 2e-3;
+  case DType::BFloat16: return 1.6e-2;
+  case DType::Float32: return 2e-6;
+  case DType::Float64: return 1e-12;
+  default: return 0.0;
+  }
+}
+
+inline const std::vector<DType> &all_dtypes() {
+  static const std::vector<DType> v = {bool_,  int8,    int32,    int64,   uint8,
+                                       uint32, float16, bfloat16, float32, float64};
+  return v;
+}
+inline const std::vector<DType> &float_dtypes() {
+  static const std::vector<DType> v = {float16, bfloat16, float32, float64};
+  return v;
+}
+
+} // namespace strata::testutil
