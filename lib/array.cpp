@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "allocator_impl.h"
 #include "buffer_impl.h"
 #include "kernels_impl.h"
 #include "strata/ops.h"
@@ -31,15 +32,12 @@ void note_alloc(int64_t n) {
 } // namespace
 
 Buffer::Buffer(size_t nbytes) : nbytes_(nbytes) {
-  size_t rounded = (std::max<size_t>(nbytes, 1) + 63) / 64 * 64;
-  data_ = std::aligned_alloc(64, rounded);
-  if (!data_)
-    throw Error(detail::cat("[alloc] out of host memory allocating ", nbytes, " bytes"));
+  data_ = host_alloc(nbytes);
   note_alloc(static_cast<int64_t>(nbytes));
 }
 
 Buffer::~Buffer() {
-  std::free(data_);
+  host_free(data_, nbytes_);
   g_live_bytes.fetch_sub(static_cast<int64_t>(nbytes_), std::memory_order_relaxed);
   g_live_buffers.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -156,9 +154,15 @@ Array Array::from_data(const void *data, const Shape &shape, DType dtype) {
   return a;
 }
 
-Array Array::weak_scalar(double value) {
-  float f = static_cast<float>(value);
-  return from_data(&f, {}, DType::Float32).with_weak_type(true);
+Array Array::weak_scalar(double value, DType dtype) {
+  if (!is_floating(dtype))
+    fail("weak_scalar", "dtype must be floating-point, got ", short_name(dtype));
+  Array a = empty({}, dtype, true);
+  STRATA_DISPATCH(dtype, T, {
+    if constexpr (is_float_v<T>)
+      *static_cast<T *>(a.mutable_data()) = store<T>(value);
+  });
+  return a;
 }
 Array Array::weak_scalar_int(int64_t value) {
   if (value >= INT32_MIN && value <= INT32_MAX) {
@@ -218,6 +222,10 @@ void Array::copy_to(void *dst) const {
 
 Array Array::with_shape(const Shape &shape) const {
   const Impl &i = checked(impl_);
+  // Checked first: two negative dims can multiply to the right count ([-2,-3] for 6).
+  for (int64_t d : shape)
+    if (d < 0)
+      fail("reshape", "negative dimension in shape ", shape_str(shape));
   if (num_elements(shape) != size())
     fail("reshape", "cannot reshape ", type_str(), " (", size(), " elements) to ",
          shape_str(shape));
@@ -242,7 +250,14 @@ int64_t item_as_int(const Array &a) {
   if (a.size() != 1)
     fail("item", "expected an array with one element, got ", a.type_str());
   int64_t out = 0;
-  STRATA_DISPATCH(a.dtype(), T, { out = static_cast<int64_t>(load(a.data<T>()[0])); });
+  STRATA_DISPATCH(a.dtype(), T, {
+    auto v = load(a.data<T>()[0]);
+    // Casting NaN, inf or a float beyond int64 to an integer is undefined behaviour in C++.
+    if constexpr (std::is_floating_point_v<decltype(v)>)
+      if (!(v >= -0x1p63 && v < 0x1p63))
+        fail("item", "cannot convert ", v, " (", a.type_str(), ") to an integer");
+    out = static_cast<int64_t>(v);
+  });
   return out;
 }
 

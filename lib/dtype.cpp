@@ -135,12 +135,7 @@ TypedDType promote_types(TypedDType a, TypedDType b) {
   // A weak result keeps the wider of the weak operands' concrete types (i32 by default).
   case IW: return {a.weak && b.weak ? (itemsize(a.dtype) >= itemsize(b.dtype) ? a.dtype : b.dtype)
                                     : (a.weak ? a.dtype : b.dtype), true};
-  case FW: {
-    DType d = kDefaultFloat;
-    if (a.weak && is_floating(a.dtype)) d = a.dtype;
-    if (b.weak && is_floating(b.dtype) && itemsize(b.dtype) > itemsize(d)) d = b.dtype;
-    return {d, true};
-  }
+  case FW: return {kDefaultFloat, true};
   case U8: return {DType::UInt8, false};
   case U16: case U32: return {DType::UInt32, false};
   case U64: case I64: return {DType::Int64, false};

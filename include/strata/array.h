@@ -102,7 +102,9 @@ public:
     return from_vector(v, Shape{static_cast<int64_t>(v.size())});
   }
   /// A weakly typed scalar (as a Python literal is in JAX): it takes the other operand's type.
-  static Array weak_scalar(double value);
+  /// `dtype` (f32 by default, as a Python float in JAX) is where the value is stored; the
+  /// operators store in the other operand's float type so `f64_array * 0.1` is exact.
+  static Array weak_scalar(double value, DType dtype = DType::Float32);
   static Array weak_scalar_int(int64_t value);
 
   bool valid() const { return impl_ != nullptr; }
@@ -202,7 +204,7 @@ template <class T> T Array::item() const {
   if constexpr (std::is_floating_point_v<T>)
     return static_cast<T>(item_as_double(*this));
   else if constexpr (std::is_same_v<T, bool>)
-    return item_as_int(*this) != 0;
+    return item_as_double(*this) != 0;
   else
     return static_cast<T>(item_as_int(*this));
 }

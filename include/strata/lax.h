@@ -132,6 +132,15 @@ STRATA_EXPORT Array scatter(const Array &operand, const Array &indices, const Ar
 STRATA_EXPORT std::vector<Array> sort(const std::vector<Array> &operands, int64_t dimension = -1,
                                       int64_t num_keys = 1);
 
+// ---- Bit shifts ---------------------------------------------------------------------------
+/// x << y on integers of one dtype and shape; y counts as unsigned, and shifts of at least the
+/// bit width give 0 (as XLA defines them).
+STRATA_EXPORT Array shift_left(const Array &x, const Array &y);
+/// Zero-filling x >> y on the bits of x (signed integers shift as their unsigned bits).
+STRATA_EXPORT Array shift_right_logical(const Array &x, const Array &y);
+/// Reinterprets the bits of x as `dtype`, which must have the same itemsize (bool excluded).
+STRATA_EXPORT Array bitcast_convert_type(const Array &x, DType dtype);
+
 // ---- Random bits --------------------------------------------------------------------------
 /// The Threefry-2x32 block cipher (20 rounds); all four inputs u32 of one shape.
 STRATA_EXPORT std::pair<Array, Array> threefry2x32(const Array &key0, const Array &key1,

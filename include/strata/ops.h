@@ -173,14 +173,22 @@ template <class S> Array as_weak(S s) {
   else
     return Array::weak_scalar_int(static_cast<int64_t>(s));
 }
+/// A weak scalar stored in x's float type when both are floating, so no precision is lost
+/// before promotion (`f64_array * 0.1` multiplies by the double 0.1).
+template <class S> Array as_weak_like(const Array &x, S s) {
+  if constexpr (std::is_floating_point_v<S>)
+    if (is_floating(x.dtype()))
+      return Array::weak_scalar(static_cast<double>(s), x.dtype());
+  return as_weak(s);
+}
 #define STRATA_SCALAR_OPERATOR(OP)                                                             \
   template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                       \
   Array operator OP(const Array &x, S s) {                                                     \
-    return x OP as_weak(s);                                                                    \
+    return x OP as_weak_like(x, s);                                                            \
   }                                                                                            \
   template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                       \
   Array operator OP(S s, const Array &x) {                                                     \
-    return as_weak(s) OP x;                                                                    \
+    return as_weak_like(x, s) OP x;                                                            \
   }
 STRATA_SCALAR_OPERATOR(+)
 STRATA_SCALAR_OPERATOR(-)

@@ -1,5 +1,6 @@
 // Elementwise primitives: each row below is one primitive with its dtype class, traits and
 // scalar function; the shared kernels are in elementwise_impl.h.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -9,7 +10,7 @@
 
 namespace strata {
 
-// ---- Shared rules --------------------------------------------------------------------------------
+// ---- Shared rules -------------------------------------------------------------------------------
 bool accepts(Accepts a, DType t) {
   switch (a) {
   case Accepts::Float: return is_floating(t);
@@ -39,8 +40,11 @@ void expect_arity(std::string_view op, std::span<const AbstractValue> in, size_t
 std::vector<AbstractValue> unary_shape_rule(std::string_view op, Accepts acc, bool bool_out,
                                             std::span<const AbstractValue> in) {
   expect_arity(op, in, 1);
-  if (!accepts(acc, in[0].dtype))
-    fail_kind(ErrorKind::Type, op, "expects a ", accepts_str(acc), " operand, got ", in[0].str());
+  if (!accepts(acc, in[0].dtype)) {
+    std::string_view what = accepts_str(acc);
+    const char *article = std::string_view("aeiou").find(what[0]) == what.npos ? "a " : "an ";
+    fail_kind(ErrorKind::Type, op, "expects ", article, what, " operand, got ", in[0].str());
+  }
   if (bool_out)
     return {{in[0].shape, DType::Bool, false}};
   return {in[0]};
@@ -64,7 +68,7 @@ std::vector<AbstractValue> binary_shape_rule(std::string_view op, Accepts acc, b
 
 namespace {
 
-// ---- Definers ------------------------------------------------------------------------------------
+// ---- Definers -----------------------------------------------------------------------------------
 template <Accepts A, bool BoolOut = false, class F>
 const Primitive &def_unary(const char *name, uint32_t traits, F f) {
   Primitive p;
@@ -125,9 +129,20 @@ template <class C> bool is_nan(C c) {
   else
     return false;
 }
+// max and min that propagate NaN from either side, as XLA defines them (used by clamp too).
+template <class C> C nan_max(C a, C b) {
+  if (is_nan(a) || is_nan(b))
+    return is_nan(a) ? a : b;
+  return a > b ? a : b;
+}
+template <class C> C nan_min(C a, C b) {
+  if (is_nan(a) || is_nan(b))
+    return is_nan(a) ? a : b;
+  return a < b ? a : b;
+}
 
-// erf^-1: Giles' approximation ("Approximating the erfinv function", 2010), then two Newton
-// steps on erf in double precision, which makes it accurate to a few ulps in f64.
+// erf^-1: Giles' single-precision approximation ("Approximating the erfinv function", 2010),
+// then Newton steps in double precision, which make it accurate to about an ulp in f64.
 double erf_inv_f64(double x) {
   if (x <= -1)
     return x == -1 ? -std::numeric_limits<double>::infinity()
@@ -161,19 +176,34 @@ double erf_inv_f64(double x) {
     p = 1.00167406 + p * w;
     p = 2.83297682 + p * w;
   }
-  double y = p * x;
+  double ax = std::fabs(x), y = p * ax;
   const double two_over_sqrt_pi = 1.1283791670955126;
-  for (int i = 0; i < 2; ++i) {
-    double err = std::erf(y) - x;
-    y -= err / (two_over_sqrt_pi * std::exp(-y * y));
+  if (ax <= 0.5) {
+    for (int i = 0; i < 2; ++i)
+      y -= (std::erf(y) - ax) / (two_over_sqrt_pi * std::exp(-y * y));
+  } else {
+    // In the tail erf(y) rounds to 1 and loses the digits that matter, while 1 - |x| is exact;
+    // so solve log(erfc(y)) = log(1 - |x|), nearly quadratic in y: Newton converges from the
+    // approximation's rough start (off by 1e-4 near |x| = 1 - 2^-53) in a few steps.
+    double target = std::log(1.0 - ax);
+    for (int i = 0; i < 6; ++i) {
+      double c = std::erfc(y);
+      double step = (std::log(c) - target) * c / (-two_over_sqrt_pi * std::exp(-y * y));
+      y -= step;
+      if (std::fabs(step) <= 1e-17 * y)
+        break;
+    }
   }
-  return y;
+  return std::copysign(y, x);
 }
 
-// ---- Unary ----------------------------------------------------------------------------------------
+// ---- Unary --------------------------------------------------------------------------------------
 const Primitive &neg_p = def_unary<Accepts::Numeric>("neg", kLinear, [](auto x) {
   using C = decltype(x);
-  return wrap(C(0), x, [](auto a, auto b) { return a - b; });
+  if constexpr (std::is_floating_point_v<C>)
+    return -x; // not 0 - x, which gives +0 for +0
+  else
+    return wrap(C(0), x, [](auto a, auto b) { return a - b; });
 });
 const Primitive &abs_p = def_unary<Accepts::Numeric>("abs", kNone, [](auto x) {
   using C = decltype(x);
@@ -186,28 +216,38 @@ const Primitive &abs_p = def_unary<Accepts::Numeric>("abs", kNone, [](auto x) {
 });
 const Primitive &sign_p = def_unary<Accepts::Numeric>("sign", kNone, [](auto x) {
   using C = decltype(x);
-  if (is_nan(x))
-    return x;
-  return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0));
+  // NaN and both zeros map to themselves (XLA keeps the sign of -0).
+  return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
 });
-const Primitive &floor_p = def_unary<Accepts::Float>("floor", kNone, [](auto x) { return std::floor(x); });
-const Primitive &ceil_p = def_unary<Accepts::Float>("ceil", kNone, [](auto x) { return std::ceil(x); });
+const Primitive &floor_p =
+    def_unary<Accepts::Float>("floor", kNone, [](auto x) { return std::floor(x); });
+const Primitive &ceil_p =
+    def_unary<Accepts::Float>("ceil", kNone, [](auto x) { return std::ceil(x); });
 const Primitive &round_p = def_unary<Accepts::Float>("round", kNone, [](auto x) {
   return std::nearbyint(x); // the default rounding mode: half to even
 });
-const Primitive &exp_p = def_unary<Accepts::Float>("exp", kNone, [](auto x) { return std::exp(x); });
-const Primitive &log_p = def_unary<Accepts::Float>("log", kNone, [](auto x) { return std::log(x); });
-const Primitive &log1p_p = def_unary<Accepts::Float>("log1p", kNone, [](auto x) { return std::log1p(x); });
-const Primitive &expm1_p = def_unary<Accepts::Float>("expm1", kNone, [](auto x) { return std::expm1(x); });
-const Primitive &sqrt_p = def_unary<Accepts::Float>("sqrt", kNone, [](auto x) { return std::sqrt(x); });
+const Primitive &exp_p =
+    def_unary<Accepts::Float>("exp", kNone, [](auto x) { return std::exp(x); });
+const Primitive &log_p =
+    def_unary<Accepts::Float>("log", kNone, [](auto x) { return std::log(x); });
+const Primitive &log1p_p =
+    def_unary<Accepts::Float>("log1p", kNone, [](auto x) { return std::log1p(x); });
+const Primitive &expm1_p =
+    def_unary<Accepts::Float>("expm1", kNone, [](auto x) { return std::expm1(x); });
+const Primitive &sqrt_p =
+    def_unary<Accepts::Float>("sqrt", kNone, [](auto x) { return std::sqrt(x); });
 const Primitive &rsqrt_p = def_unary<Accepts::Float>("rsqrt", kNone, [](auto x) {
   using C = decltype(x);
   return C(1) / std::sqrt(x);
 });
-const Primitive &sin_p = def_unary<Accepts::Float>("sin", kNone, [](auto x) { return std::sin(x); });
-const Primitive &cos_p = def_unary<Accepts::Float>("cos", kNone, [](auto x) { return std::cos(x); });
-const Primitive &tan_p = def_unary<Accepts::Float>("tan", kNone, [](auto x) { return std::tan(x); });
-const Primitive &tanh_p = def_unary<Accepts::Float>("tanh", kNone, [](auto x) { return std::tanh(x); });
+const Primitive &sin_p =
+    def_unary<Accepts::Float>("sin", kNone, [](auto x) { return std::sin(x); });
+const Primitive &cos_p =
+    def_unary<Accepts::Float>("cos", kNone, [](auto x) { return std::cos(x); });
+const Primitive &tan_p =
+    def_unary<Accepts::Float>("tan", kNone, [](auto x) { return std::tan(x); });
+const Primitive &tanh_p =
+    def_unary<Accepts::Float>("tanh", kNone, [](auto x) { return std::tanh(x); });
 const Primitive &logistic_p = def_unary<Accepts::Float>("logistic", kNone, [](auto x) {
   using C = decltype(x);
   if (x >= C(0))
@@ -215,7 +255,8 @@ const Primitive &logistic_p = def_unary<Accepts::Float>("logistic", kNone, [](au
   C e = std::exp(x);
   return e / (C(1) + e);
 });
-const Primitive &erf_p = def_unary<Accepts::Float>("erf", kNone, [](auto x) { return std::erf(x); });
+const Primitive &erf_p =
+    def_unary<Accepts::Float>("erf", kNone, [](auto x) { return std::erf(x); });
 const Primitive &erf_inv_p = def_unary<Accepts::Float>("erf_inv", kNone, [](auto x) {
   using C = decltype(x);
   return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
@@ -233,7 +274,8 @@ const Primitive &not_p = def_unary<Accepts::IntOrBool>("not", kNonDifferentiable
 // integer_pow: x**y for a static integer y, by repeated squaring.
 template <class C> C ipow(C x, int64_t y) {
   bool inv = y < 0;
-  uint64_t e = static_cast<uint64_t>(inv ? -y : y);
+  // Negate in unsigned arithmetic: -y overflows for INT64_MIN.
+  uint64_t e = inv ? uint64_t{0} - static_cast<uint64_t>(y) : static_cast<uint64_t>(y);
   C acc = C(1), base = x;
   while (e) {
     if (e & 1)
@@ -272,7 +314,7 @@ const Primitive &integer_pow_p = [] () -> const Primitive & {
   return register_primitive(std::move(p));
 }();
 
-// ---- Binary ---------------------------------------------------------------------------------------
+// ---- Binary -------------------------------------------------------------------------------------
 const Primitive &add_p = def_binary<Accepts::Numeric>("add", kLinear, [](auto a, auto b) {
   return wrap(a, b, [](auto x, auto y) { return x + y; });
 });
@@ -310,38 +352,45 @@ const Primitive &rem_p = def_binary<Accepts::Numeric>("rem", kNone, [](auto a, a
     return std::fmod(a, b);
   }
 });
-const Primitive &pow_p = def_binary<Accepts::Float>("pow", kNone, [](auto a, auto b) { return std::pow(a, b); });
+const Primitive &pow_p =
+    def_binary<Accepts::Float>("pow", kNone, [](auto a, auto b) { return std::pow(a, b); });
 const Primitive &max_p = def_binary<Accepts::Any>("max", kNone, [](auto a, auto b) {
-  if (is_nan(a) || is_nan(b))
-    return is_nan(a) ? a : b;
-  return a > b ? a : b;
+  return nan_max(a, b);
 });
 const Primitive &min_p = def_binary<Accepts::Any>("min", kNone, [](auto a, auto b) {
-  if (is_nan(a) || is_nan(b))
-    return is_nan(a) ? a : b;
-  return a < b ? a : b;
+  return nan_min(a, b);
 });
-const Primitive &atan2_p = def_binary<Accepts::Float>("atan2", kNone, [](auto a, auto b) { return std::atan2(a, b); });
-const Primitive &and_p = def_binary<Accepts::IntOrBool>("and", kNonDifferentiable, [](auto a, auto b) {
-  using C = decltype(a);
-  return static_cast<C>(a & b);
-});
-const Primitive &or_p = def_binary<Accepts::IntOrBool>("or", kNonDifferentiable, [](auto a, auto b) {
-  using C = decltype(a);
-  return static_cast<C>(a | b);
-});
-const Primitive &xor_p = def_binary<Accepts::IntOrBool>("xor", kNonDifferentiable, [](auto a, auto b) {
-  using C = decltype(a);
-  return static_cast<C>(a ^ b);
-});
-const Primitive &eq_p = def_binary<Accepts::Any, true>("eq", kNone, [](auto a, auto b) { return a == b; });
-const Primitive &ne_p = def_binary<Accepts::Any, true>("ne", kNone, [](auto a, auto b) { return a != b; });
-const Primitive &lt_p = def_binary<Accepts::Any, true>("lt", kNone, [](auto a, auto b) { return a < b; });
-const Primitive &le_p = def_binary<Accepts::Any, true>("le", kNone, [](auto a, auto b) { return a <= b; });
-const Primitive &gt_p = def_binary<Accepts::Any, true>("gt", kNone, [](auto a, auto b) { return a > b; });
-const Primitive &ge_p = def_binary<Accepts::Any, true>("ge", kNone, [](auto a, auto b) { return a >= b; });
+const Primitive &atan2_p =
+    def_binary<Accepts::Float>("atan2", kNone, [](auto a, auto b) { return std::atan2(a, b); });
+const Primitive &and_p =
+    def_binary<Accepts::IntOrBool>("and", kNonDifferentiable, [](auto a, auto b) {
+      using C = decltype(a);
+      return static_cast<C>(a & b);
+    });
+const Primitive &or_p =
+    def_binary<Accepts::IntOrBool>("or", kNonDifferentiable, [](auto a, auto b) {
+      using C = decltype(a);
+      return static_cast<C>(a | b);
+    });
+const Primitive &xor_p =
+    def_binary<Accepts::IntOrBool>("xor", kNonDifferentiable, [](auto a, auto b) {
+      using C = decltype(a);
+      return static_cast<C>(a ^ b);
+    });
+const Primitive &eq_p =
+    def_binary<Accepts::Any, true>("eq", kNone, [](auto a, auto b) { return a == b; });
+const Primitive &ne_p =
+    def_binary<Accepts::Any, true>("ne", kNone, [](auto a, auto b) { return a != b; });
+const Primitive &lt_p =
+    def_binary<Accepts::Any, true>("lt", kNone, [](auto a, auto b) { return a < b; });
+const Primitive &le_p =
+    def_binary<Accepts::Any, true>("le", kNone, [](auto a, auto b) { return a <= b; });
+const Primitive &gt_p =
+    def_binary<Accepts::Any, true>("gt", kNone, [](auto a, auto b) { return a > b; });
+const Primitive &ge_p =
+    def_binary<Accepts::Any, true>("ge", kNone, [](auto a, auto b) { return a >= b; });
 
-// ---- select, clamp, convert_element_type, stop_gradient --------------------------------------------
+// ---- select, clamp, convert_element_type, stop_gradient -----------------------------------------
 const Primitive &select_p = [] () -> const Primitive & {
   Primitive p;
   p.name = "select";
@@ -351,7 +400,9 @@ const Primitive &select_p = [] () -> const Primitive & {
     const AbstractValue &c = in[0], &t = in[1], &f = in[2];
     if (c.dtype != DType::Bool)
       fail_kind(ErrorKind::Type, "select", "predicate must be bool, got ", c.str());
-    if (t.dtype != f.dtype || t.shape != f.shape)
+    if (t.dtype != f.dtype)
+      fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
+    if (t.shape != f.shape)
       fail("select", "branches differ: ", t.str(), " and ", f.str());
     if (!c.shape.empty() && c.shape != t.shape)
       fail("select", "predicate ", c.str(), " must be a scalar or match the branches ", t.str());
@@ -400,10 +451,9 @@ const Primitive &clamp_p = [] () -> const Primitive & {
       T *o = static_cast<T *>(z.mutable_data());
       parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          auto v = load(x[i]), l = load(lo[slo ? 0 : i]), h = load(hi[shi ? 0 : i]);
-          if (!is_nan(v))
-            v = v < l ? l : (v > h ? h : v);
-          o[i] = store<T>(v);
+          // XLA's definition: a NaN anywhere gives NaN, and lo > hi gives hi.
+          o[i] = store<T>(nan_min(nan_max(load(x[i]), load(lo[slo ? 0 : i])),
+                                  load(hi[shi ? 0 : i])));
         }
       });
     });
@@ -429,6 +479,40 @@ template <class To, class From> To convert_scalar(From v) {
   }
 }
 
+// Rounds to float with round-to-odd (truncate, then set the last bit when inexact). Rounding
+// that float again to f16/bf16, which have at least two bits fewer, gives the correctly rounded
+// result; rounding to nearest twice can land on a false tie (f64 1+2^-11+2^-40 -> f16 1).
+float round_odd_to_float(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || static_cast<double>(f) == d)
+    return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d))
+    f = std::nextafter(f, 0.0f);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+}
+float round_odd_to_float(uint64_t magnitude, bool negative) {
+  int shift = std::bit_width(magnitude) - std::numeric_limits<float>::digits;
+  if (shift > 0) {
+    bool sticky = (magnitude & ((uint64_t{1} << shift) - 1)) != 0;
+    magnitude = (magnitude >> shift) | uint64_t{sticky};
+  }
+  float f = std::ldexp(static_cast<float>(magnitude), std::max(shift, 0)); // exact
+  return negative ? -f : f;
+}
+/// The float to round to a 16-bit float: exact, or rounded to odd when C has more bits.
+template <class C> float to_float_for_half(C v) {
+  if constexpr (std::is_same_v<C, double>) {
+    return round_odd_to_float(v);
+  } else if constexpr (std::is_integral_v<C> && sizeof(C) >= 4) {
+    if constexpr (std::is_signed_v<C>)
+      if (v < 0)
+        return round_odd_to_float(uint64_t{0} - static_cast<uint64_t>(v), true);
+    return round_odd_to_float(static_cast<uint64_t>(v), false);
+  } else {
+    return static_cast<float>(v); // bool, 8-bit integers and float are exact in float
+  }
+}
+
 const Primitive &convert_p = [] () -> const Primitive & {
   Primitive p;
   p.name = "convert_element_type";
@@ -451,7 +535,7 @@ const Primitive &convert_p = [] () -> const Primitive & {
           for (int64_t i = b; i < e; ++i) {
             auto v = load(x[i]);
             if constexpr (is_half_v<To>)
-              o[i] = store<To>(convert_scalar<float>(v));
+              o[i] = store<To>(to_float_for_half(v));
             else
               o[i] = convert_scalar<To>(v);
           }
@@ -526,7 +610,9 @@ Array ge(const Array &x, const Array &y) { return bind1(ge_p, {x, y}); }
 Array select(const Array &pred, const Array &t, const Array &f) {
   return bind1(select_p, {pred, t, f});
 }
-Array clamp(const Array &lo, const Array &x, const Array &hi) { return bind1(clamp_p, {lo, x, hi}); }
+Array clamp(const Array &lo, const Array &x, const Array &hi) {
+  return bind1(clamp_p, {lo, x, hi});
+}
 Array convert_element_type(const Array &x, DType dtype, bool weak_type) {
   return bind1(convert_p, {x}, {{"new_dtype", dtype}, {"weak_type", weak_type}});
 }

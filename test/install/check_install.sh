@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix and builds and runs a downstream project
+# against it with find_package(Strata).   Usage: check_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build="$1"; src="$2"
+scratch="$build/install-check"
+rm -rf "$scratch"
+cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+cmake -S "$src/test/install/downstream" -B "$scratch/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+ninja -C "$scratch/build" >/dev/null
+"$scratch/build/downstream"
