@@ -58,6 +58,24 @@ template <class T> inline constexpr bool is_float_v =
     STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)                     \
   }
 
+/// Two's-complement wrapping add and multiply: signed integer overflow is undefined in C++.
+template <class C> C wrap_add(C a, C b) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+template <class C> C wrap_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+
 /// Row-major strides (in elements) of a shape.
 inline std::vector<int64_t> strides_of(const Shape &shape) {
   std::vector<int64_t> s(shape.size());

@@ -148,8 +148,6 @@ std::vector<const Primitive *> all_primitives() {
 // ---- bind --------------------------------------------------------------------------------------
 AbstractValue abstract_of(const Array &a) { return {a.shape(), a.dtype(), a.weak_type()}; }
 
-std::string describe_tracer(const Tracer &t) { return "the " + t.origin() + " transform"; }
-
 std::vector<AbstractValue> abstract_eval(const Primitive &prim, std::span<const AbstractValue> in,
                                          const Params &params) {
   return prim.shape_rule(in, params);

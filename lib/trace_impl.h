@@ -1,36 +1,94 @@
-// The trace stack's internal interface: levels and their tracers. Eval is the bottom; the
-// transforms (jvp, grad, vmap, abstract, checkpoint, staging) push levels above it.
+// The trace stack's internal interface: levels and their tracers. Eval is the bottom; each
+// transform (jvp, grad, vmap, abstract, checkpoint, later staging) pushes a level above it for
+// the duration of its call. bind() sends a primitive to the highest level among its inputs.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "strata/primitive.h"
+#include "strata/transforms.h"
 
 namespace strata {
 
-class TraceLevel {
+
+/// A call of a sub-function that some levels treat specially (checkpoint under grad).
+struct CallKind {
+  std::string name; // "checkpoint", "custom_jvp", "custom_vjp"
+  /// custom_jvp: (primals ++ tangents) -> output tangents.
+  FlatFn jvp;
+  /// custom_vjp: fwd(primals) -> outputs ++ residuals; bwd(residuals ++ cotangents) -> input
+  /// cotangents; num_outputs splits fwd's result.
+  FlatFn fwd, bwd;
+  size_t num_outputs = 0;
+};
+
+class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:
   virtual ~TraceLevel() = default;
-  /// Position in the stack; higher levels handle a primitive first.
-  int depth = 0;
   /// Name of the transform, for error messages ("jvp", "grad", "vmap", ...).
   virtual std::string name() const = 0;
   /// Applies `prim` to inputs of which at least one is a tracer of this level.
   virtual std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                                      const Params &params) = 0;
+
+  /// Applies a call of `f`; by default the level traces straight through f.
+  virtual std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
+                                          std::span<const Array> inputs) {
+    return f(std::vector<Array>(inputs.begin(), inputs.end()));
+  }
+
+  /// Position in the stack (eval is 0); higher levels handle a primitive first.
+  int depth = 0;
+  /// False once the transform has returned: its tracers are then escaped values.
+  bool alive = true;
 };
 
 class Tracer {
 public:
+  explicit Tracer(std::shared_ptr<TraceLevel> level) : level_(std::move(level)) {}
   virtual ~Tracer() = default;
   /// The level this tracer belongs to; nullptr once its transform has ended.
-  virtual TraceLevel *level() const = 0;
+  TraceLevel *level() const { return level_->alive ? level_.get() : nullptr; }
   /// The transform it came from, for errors about tracers used outside it.
-  virtual std::string origin() const = 0;
+  std::string origin() const { return level_->name(); }
+  /// True when this tracer belongs to `l`.
+  bool belongs_to(const TraceLevel *l) const { return level_.get() == l; }
+
+private:
+  std::shared_ptr<TraceLevel> level_;
 };
 
 std::string describe_tracer(const Tracer &t);
+
+/// Pushes a level for the lifetime of the guard; on exit marks it dead and pops it.
+class LevelGuard {
+public:
+  explicit LevelGuard(std::shared_ptr<TraceLevel> level);
+  ~LevelGuard();
+  LevelGuard(const LevelGuard &) = delete;
+  LevelGuard &operator=(const LevelGuard &) = delete;
+  const std::shared_ptr<TraceLevel> &level() const { return level_; }
+
+private:
+  std::shared_ptr<TraceLevel> level_;
+};
+
+/// Applies a call of `f` at the highest level among the inputs (or just calls f).
+std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
+                             const std::vector<Array> &inputs);
+
+/// Number of live levels on this thread's stack (0 when only eval is live).
+int stack_depth();
+
+/// The tracer of `x` when it belongs to `level`, else nullptr.
+template <class T> T *tracer_of(const Array &x, const TraceLevel *level) {
+  const auto &t = x.tracer();
+  if (t && t->belongs_to(level))
+    return static_cast<T *>(t.get());
+  return nullptr;
+}
 
 } // namespace strata

@@ -1,6 +1,7 @@
 // Primitives and their rule tables: the one place each primitive's behaviour is declared.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -72,12 +73,40 @@ using ShapeRule = std::function<std::vector<AbstractValue>(std::span<const Abstr
 using ImplRule = std::function<std::vector<Array>(
     std::span<const Array> in, const Params &params, std::span<const AbstractValue> out)>;
 
-/// A primitive with its rule table. The transforms issue adds jvp/transpose/batch slots here.
+/// Forward-mode rule: the output tangents, given the primal inputs, their tangents (an empty
+/// Array stands for a zero tangent) and the primal outputs. Rules use public ops only, so they
+/// are themselves differentiable and batchable.
+using JvpRule = std::function<std::vector<Array>(
+    std::span<const Array> primals, std::span<const Array> tangents,
+    std::span<const Array> outs, const Params &params)>;
+/// Reverse-mode rule: the input cotangents (empty where zero or not differentiable), given the
+/// primal inputs and outputs and the output cotangents (empty where zero).
+using VjpRule = std::function<std::vector<Array>(
+    std::span<const Array> primals, std::span<const Array> outs,
+    std::span<const Array> cotangents, const Params &params)>;
+
+/// The batch axis of a value that vmap does not map over.
+inline constexpr int64_t kNotBatched = INT64_MIN;
+struct Primitive;
+struct BatchContext {
+  int64_t axis_size;     // the size of the mapped axis
+  const Primitive *prim; // the primitive being batched
+};
+/// Batching rule: dims[i] is input i's batch axis or kNotBatched; returns the outputs and sets
+/// out_dims to their batch axes.
+using BatchRule = std::function<std::vector<Array>(
+    const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
+    const Params &params, std::vector<int64_t> &out_dims)>;
+
+/// A primitive with its rule table.
 struct Primitive {
   std::string name;
   uint32_t traits = kNone;
   ShapeRule shape_rule;
   ImplRule impl;
+  JvpRule jvp;
+  VjpRule vjp;
+  BatchRule batch;
 
   bool has(Trait t) const { return (traits & t) != 0; }
 };

@@ -221,22 +221,6 @@ template <class S, class D> void pack(const Operand &o, D *dst) {
 }
 
 // ---- Kernels -----------------------------------------------------------------------------------
-template <class C> C wrap_add(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class C> C wrap_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
 
 /// c[b] = a[b] @ w[b] on contiguous [nb,m,k] and [nb,k,n] buffers: integer dots, and floats
 /// whose sizes exceed BLAS's 32-bit integers.

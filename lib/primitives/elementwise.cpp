@@ -1,11 +1,14 @@
 // Elementwise primitives: each row below is one primitive with its dtype class, traits and
 // scalar function; the shared kernels are in elementwise_impl.h.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "../elementwise_impl.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -70,10 +73,13 @@ namespace {
 
 // ---- Definers -----------------------------------------------------------------------------------
 template <Accepts A, bool BoolOut = false, class F>
-const Primitive &def_unary(const char *name, uint32_t traits, F f) {
+const Primitive &def_unary(const char *name, uint32_t traits, rules::UnaryDeriv deriv, F f) {
   Primitive p;
   p.name = name;
   p.traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0);
+  p.jvp = rules::unary_jvp(deriv);
+  p.vjp = rules::unary_vjp(deriv);
+  p.batch = rules::elementwise_batch_rule();
   p.shape_rule = [name](std::span<const AbstractValue> in, const Params &) {
     return unary_shape_rule(name, A, BoolOut, in);
   };
@@ -92,10 +98,14 @@ const Primitive &def_unary(const char *name, uint32_t traits, F f) {
 }
 
 template <Accepts A, bool BoolOut = false, class F>
-const Primitive &def_binary(const char *name, uint32_t traits, F f) {
+const Primitive &def_binary(const char *name, uint32_t traits, rules::BinaryDeriv deriv, F f,
+                            JvpRule jvp = {}, VjpRule vjp = {}) {
   Primitive p;
   p.name = name;
   p.traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0);
+  p.jvp = jvp ? jvp : rules::binary_jvp(deriv);
+  p.vjp = vjp ? vjp : rules::binary_vjp(deriv);
+  p.batch = rules::elementwise_batch_rule();
   p.shape_rule = [name](std::span<const AbstractValue> in, const Params &) {
     return binary_shape_rule(name, A, BoolOut, in);
   };
@@ -198,14 +208,18 @@ double erf_inv_f64(double x) {
 }
 
 // ---- Unary --------------------------------------------------------------------------------------
-const Primitive &neg_p = def_unary<Accepts::Numeric>("neg", kLinear, [](auto x) {
+const Primitive &neg_p = def_unary<Accepts::Numeric>(
+    "neg", kLinear, [](const Array &x, const Array &out, const Params &) -> Array { return rules::full_like(x, -1); },
+    [](auto x) {
   using C = decltype(x);
   if constexpr (std::is_floating_point_v<C>)
     return -x; // not 0 - x, which gives +0 for +0
   else
     return wrap(C(0), x, [](auto a, auto b) { return a - b; });
 });
-const Primitive &abs_p = def_unary<Accepts::Numeric>("abs", kNone, [](auto x) {
+const Primitive &abs_p = def_unary<Accepts::Numeric>(
+    "abs", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sign(x); },
+    [](auto x) {
   using C = decltype(x);
   if constexpr (std::is_unsigned_v<C>)
     return x;
@@ -214,41 +228,71 @@ const Primitive &abs_p = def_unary<Accepts::Numeric>("abs", kNone, [](auto x) {
   else
     return x < 0 ? wrap(C(0), x, [](auto a, auto b) { return a - b; }) : x;
 });
-const Primitive &sign_p = def_unary<Accepts::Numeric>("sign", kNone, [](auto x) {
+const Primitive &sign_p = def_unary<Accepts::Numeric>(
+    "sign", kNone, nullptr,
+    [](auto x) {
   using C = decltype(x);
   // NaN and both zeros map to themselves (XLA keeps the sign of -0).
   return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
 });
 const Primitive &floor_p =
-    def_unary<Accepts::Float>("floor", kNone, [](auto x) { return std::floor(x); });
+    def_unary<Accepts::Float>(
+    "floor", kNone, nullptr,
+    [](auto x) { return std::floor(x); });
 const Primitive &ceil_p =
-    def_unary<Accepts::Float>("ceil", kNone, [](auto x) { return std::ceil(x); });
-const Primitive &round_p = def_unary<Accepts::Float>("round", kNone, [](auto x) {
+    def_unary<Accepts::Float>(
+    "ceil", kNone, nullptr,
+    [](auto x) { return std::ceil(x); });
+const Primitive &round_p = def_unary<Accepts::Float>(
+    "round", kNone, nullptr,
+    [](auto x) {
   return std::nearbyint(x); // the default rounding mode: half to even
 });
 const Primitive &exp_p =
-    def_unary<Accepts::Float>("exp", kNone, [](auto x) { return std::exp(x); });
+    def_unary<Accepts::Float>(
+    "exp", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return out; },
+    [](auto x) { return std::exp(x); });
 const Primitive &log_p =
-    def_unary<Accepts::Float>("log", kNone, [](auto x) { return std::log(x); });
+    def_unary<Accepts::Float>(
+    "log", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 1), x); },
+    [](auto x) { return std::log(x); });
 const Primitive &log1p_p =
-    def_unary<Accepts::Float>("log1p", kNone, [](auto x) { return std::log1p(x); });
+    def_unary<Accepts::Float>(
+    "log1p", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), x)); },
+    [](auto x) { return std::log1p(x); });
 const Primitive &expm1_p =
-    def_unary<Accepts::Float>("expm1", kNone, [](auto x) { return std::expm1(x); });
+    def_unary<Accepts::Float>(
+    "expm1", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::add(out, rules::full_like(x, 1)); },
+    [](auto x) { return std::expm1(x); });
 const Primitive &sqrt_p =
-    def_unary<Accepts::Float>("sqrt", kNone, [](auto x) { return std::sqrt(x); });
-const Primitive &rsqrt_p = def_unary<Accepts::Float>("rsqrt", kNone, [](auto x) {
+    def_unary<Accepts::Float>(
+    "sqrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 0.5), out); },
+    [](auto x) { return std::sqrt(x); });
+const Primitive &rsqrt_p = def_unary<Accepts::Float>(
+    "rsqrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, -0.5), lax::div(out, x)); },
+    [](auto x) {
   using C = decltype(x);
   return C(1) / std::sqrt(x);
 });
 const Primitive &sin_p =
-    def_unary<Accepts::Float>("sin", kNone, [](auto x) { return std::sin(x); });
+    def_unary<Accepts::Float>(
+    "sin", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::cos(x); },
+    [](auto x) { return std::sin(x); });
 const Primitive &cos_p =
-    def_unary<Accepts::Float>("cos", kNone, [](auto x) { return std::cos(x); });
+    def_unary<Accepts::Float>(
+    "cos", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::neg(lax::sin(x)); },
+    [](auto x) { return std::cos(x); });
 const Primitive &tan_p =
-    def_unary<Accepts::Float>("tan", kNone, [](auto x) { return std::tan(x); });
+    def_unary<Accepts::Float>(
+    "tan", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::add(rules::full_like(x, 1), lax::mul(out, out)); },
+    [](auto x) { return std::tan(x); });
 const Primitive &tanh_p =
-    def_unary<Accepts::Float>("tanh", kNone, [](auto x) { return std::tanh(x); });
-const Primitive &logistic_p = def_unary<Accepts::Float>("logistic", kNone, [](auto x) {
+    def_unary<Accepts::Float>(
+    "tanh", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sub(rules::full_like(x, 1), lax::mul(out, out)); },
+    [](auto x) { return std::tanh(x); });
+const Primitive &logistic_p = def_unary<Accepts::Float>(
+    "logistic", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(out, lax::sub(rules::full_like(x, 1), out)); },
+    [](auto x) {
   using C = decltype(x);
   if (x >= C(0))
     return C(1) / (C(1) + std::exp(-x));
@@ -256,14 +300,21 @@ const Primitive &logistic_p = def_unary<Accepts::Float>("logistic", kNone, [](au
   return e / (C(1) + e);
 });
 const Primitive &erf_p =
-    def_unary<Accepts::Float>("erf", kNone, [](auto x) { return std::erf(x); });
-const Primitive &erf_inv_p = def_unary<Accepts::Float>("erf_inv", kNone, [](auto x) {
+    def_unary<Accepts::Float>(
+    "erf", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x)))); },
+    [](auto x) { return std::erf(x); });
+const Primitive &erf_inv_p = def_unary<Accepts::Float>(
+    "erf_inv", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 0.88622692545275801), lax::exp(lax::mul(out, out))); },
+    [](auto x) {
   using C = decltype(x);
   return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
 });
 const Primitive &is_finite_p = def_unary<Accepts::Float, true>(
-    "is_finite", kNone, [](auto x) { return std::isfinite(x); });
-const Primitive &not_p = def_unary<Accepts::IntOrBool>("not", kNonDifferentiable, [](auto x) {
+    "is_finite", kNone, nullptr,
+    [](auto x) { return std::isfinite(x); });
+const Primitive &not_p = def_unary<Accepts::IntOrBool>(
+    "not", kNonDifferentiable, nullptr,
+    [](auto x) {
   using C = decltype(x);
   if constexpr (std::is_same_v<C, bool>)
     return !x;
@@ -311,21 +362,57 @@ const Primitive &integer_pow_p = [] () -> const Primitive & {
     });
     return std::vector<Array>{z};
   };
+  // d/dx x^y = y x^(y-1)
+  rules::UnaryDeriv d = [](const Array &x, const Array &, const Params &params) -> Array {
+    int64_t y = params.get_int("y");
+    if (y == 0)
+      return rules::full_like(x, 0);
+    if (y == 1)
+      return rules::full_like(x, 1);
+    return lax::mul(rules::full_like(x, static_cast<double>(y)), lax::integer_pow(x, y - 1));
+  };
+  p.jvp = rules::unary_jvp(d);
+  p.vjp = rules::unary_vjp(d);
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
 
 // ---- Binary -------------------------------------------------------------------------------------
-const Primitive &add_p = def_binary<Accepts::Numeric>("add", kLinear, [](auto a, auto b) {
-  return wrap(a, b, [](auto x, auto y) { return x + y; });
-});
-const Primitive &sub_p = def_binary<Accepts::Numeric>("sub", kLinear, [](auto a, auto b) {
-  return wrap(a, b, [](auto x, auto y) { return x - y; });
-});
-const Primitive &mul_p = def_binary<Accepts::Numeric>("mul", kNone, [](auto a, auto b) {
+const Primitive &add_p = def_binary<Accepts::Numeric>(
+    "add", kLinear, nullptr,
+    [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x + y; }); },
+    [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
+       const Params &) -> std::vector<Array> { return {rules::add_tangents(t[0], t[1])}; },
+    [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
+       const Params &) -> std::vector<Array> { return {ct[0], ct[0]}; });
+const Primitive &sub_p = def_binary<Accepts::Numeric>(
+    "sub", kLinear, nullptr,
+    [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x - y; }); },
+    [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
+       const Params &) -> std::vector<Array> {
+      return {rules::add_tangents(t[0], rules::is_zero(t[1]) ? Array() : lax::neg(t[1]))};
+    },
+    [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
+       const Params &) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array(), Array()};
+      return {ct[0], lax::neg(ct[0])};
+    });
+const Primitive &mul_p = def_binary<Accepts::Numeric>(
+    "mul", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      return which == 0 ? y : x;
+    },
+    [](auto a, auto b) {
   return wrap(a, b, [](auto x, auto y) { return x * y; });
 });
 // Integer division rounds toward zero; x/0 = -1 and MIN/-1 = MIN, as XLA defines them.
-const Primitive &div_p = def_binary<Accepts::Numeric>("div", kNone, [](auto a, auto b) {
+const Primitive &div_p = def_binary<Accepts::Numeric>(
+    "div", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      return which == 0 ? lax::div(rules::full_like(y, 1), y) : lax::neg(lax::div(out, y));
+    },
+    [](auto a, auto b) {
   using C = decltype(a);
   if constexpr (std::is_integral_v<C>) {
     if (b == 0)
@@ -339,7 +426,15 @@ const Primitive &div_p = def_binary<Accepts::Numeric>("div", kNone, [](auto a, a
   }
 });
 // Remainder with the dividend's sign; x%0 = x and MIN%-1 = 0, as XLA defines them.
-const Primitive &rem_p = def_binary<Accepts::Numeric>("rem", kNone, [](auto a, auto b) {
+const Primitive &rem_p = def_binary<Accepts::Numeric>(
+    "rem", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      if (which == 0)
+        return rules::full_like(x, 1);
+      Array q = lax::div(x, y); // d/dy (x - y * trunc(x / y)) = -trunc(x / y)
+      return lax::neg(lax::mul(lax::sign(q), lax::floor(lax::abs(q))));
+    },
+    [](auto a, auto b) {
   using C = decltype(a);
   if constexpr (std::is_integral_v<C>) {
     if (b == 0)
@@ -353,42 +448,74 @@ const Primitive &rem_p = def_binary<Accepts::Numeric>("rem", kNone, [](auto a, a
   }
 });
 const Primitive &pow_p =
-    def_binary<Accepts::Float>("pow", kNone, [](auto a, auto b) { return std::pow(a, b); });
-const Primitive &max_p = def_binary<Accepts::Any>("max", kNone, [](auto a, auto b) {
+    def_binary<Accepts::Float>(
+    "pow", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      if (which == 0)
+        return lax::mul(y, lax::pow(x, lax::sub(y, rules::full_like(y, 1))));
+      // d/dy x^y = log(x) x^y, taken as 0 at x = 0 (as JAX does).
+      return lax::select(lax::eq(x, rules::full_like(x, 0)), rules::full_like(x, 0),
+                         lax::mul(lax::log(x), out));
+    },
+    [](auto a, auto b) { return std::pow(a, b); });
+const Primitive &max_p = def_binary<Accepts::Any>(
+    "max", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      // Ties split the derivative evenly, as JAX does.
+      const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      return lax::add(lax::convert_element_type(lax::gt(a, b), a.dtype()),
+                      lax::mul(rules::full_like(a, 0.5),
+                               lax::convert_element_type(lax::eq(a, b), a.dtype())));
+    },
+    [](auto a, auto b) {
   return nan_max(a, b);
 });
-const Primitive &min_p = def_binary<Accepts::Any>("min", kNone, [](auto a, auto b) {
+const Primitive &min_p = def_binary<Accepts::Any>(
+    "min", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      return lax::add(lax::convert_element_type(lax::lt(a, b), a.dtype()),
+                      lax::mul(rules::full_like(a, 0.5),
+                               lax::convert_element_type(lax::eq(a, b), a.dtype())));
+    },
+    [](auto a, auto b) {
   return nan_min(a, b);
 });
 const Primitive &atan2_p =
-    def_binary<Accepts::Float>("atan2", kNone, [](auto a, auto b) { return std::atan2(a, b); });
+    def_binary<Accepts::Float>(
+    "atan2", kNone,
+    [](const Array &x, const Array &y, const Array &out, int which) -> Array {
+      Array d = lax::add(lax::mul(x, x), lax::mul(y, y));
+      return which == 0 ? lax::div(y, d) : lax::neg(lax::div(x, d));
+    },
+    [](auto a, auto b) { return std::atan2(a, b); });
 const Primitive &and_p =
-    def_binary<Accepts::IntOrBool>("and", kNonDifferentiable, [](auto a, auto b) {
+    def_binary<Accepts::IntOrBool>("and", kNonDifferentiable, nullptr, [](auto a, auto b) {
       using C = decltype(a);
       return static_cast<C>(a & b);
     });
 const Primitive &or_p =
-    def_binary<Accepts::IntOrBool>("or", kNonDifferentiable, [](auto a, auto b) {
+    def_binary<Accepts::IntOrBool>("or", kNonDifferentiable, nullptr, [](auto a, auto b) {
       using C = decltype(a);
       return static_cast<C>(a | b);
     });
 const Primitive &xor_p =
-    def_binary<Accepts::IntOrBool>("xor", kNonDifferentiable, [](auto a, auto b) {
+    def_binary<Accepts::IntOrBool>("xor", kNonDifferentiable, nullptr, [](auto a, auto b) {
       using C = decltype(a);
       return static_cast<C>(a ^ b);
     });
 const Primitive &eq_p =
-    def_binary<Accepts::Any, true>("eq", kNone, [](auto a, auto b) { return a == b; });
+    def_binary<Accepts::Any, true>("eq", kNone, nullptr, [](auto a, auto b) { return a == b; });
 const Primitive &ne_p =
-    def_binary<Accepts::Any, true>("ne", kNone, [](auto a, auto b) { return a != b; });
+    def_binary<Accepts::Any, true>("ne", kNone, nullptr, [](auto a, auto b) { return a != b; });
 const Primitive &lt_p =
-    def_binary<Accepts::Any, true>("lt", kNone, [](auto a, auto b) { return a < b; });
+    def_binary<Accepts::Any, true>("lt", kNone, nullptr, [](auto a, auto b) { return a < b; });
 const Primitive &le_p =
-    def_binary<Accepts::Any, true>("le", kNone, [](auto a, auto b) { return a <= b; });
+    def_binary<Accepts::Any, true>("le", kNone, nullptr, [](auto a, auto b) { return a <= b; });
 const Primitive &gt_p =
-    def_binary<Accepts::Any, true>("gt", kNone, [](auto a, auto b) { return a > b; });
+    def_binary<Accepts::Any, true>("gt", kNone, nullptr, [](auto a, auto b) { return a > b; });
 const Primitive &ge_p =
-    def_binary<Accepts::Any, true>("ge", kNone, [](auto a, auto b) { return a >= b; });
+    def_binary<Accepts::Any, true>("ge", kNone, nullptr, [](auto a, auto b) { return a >= b; });
 
 // ---- select, clamp, convert_element_type, stop_gradient -----------------------------------------
 const Primitive &select_p = [] () -> const Primitive & {
@@ -422,6 +549,21 @@ const Primitive &select_p = [] () -> const Primitive & {
     });
     return std::vector<Array>{z};
   };
+  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+              const Params &) -> std::vector<Array> {
+    if (rules::is_zero(t[1]) && rules::is_zero(t[2]))
+      return {Array()};
+    auto tangent = [&](int i) { return rules::is_zero(t[i]) ? rules::zeros_of(x[i]) : t[i]; };
+    return {lax::select(x[0], tangent(1), tangent(2))};
+  };
+  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+              const Params &) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array(), Array(), Array()};
+    Array zero = rules::zeros_of(ct[0]);
+    return {Array(), lax::select(x[0], ct[0], zero), lax::select(x[0], zero, ct[0])};
+  };
+  p.batch = rules::elementwise_batch_rule(/*scalars_broadcast=*/true);
   return register_primitive(std::move(p));
 }();
 
@@ -459,6 +601,46 @@ const Primitive &clamp_p = [] () -> const Primitive & {
     });
     return std::vector<Array>{z};
   };
+  // The operand's derivative is 1 strictly inside [lo, hi]; a bound's is 1 where it is the
+  // result (as JAX defines them). Scalar bounds' cotangents are summed.
+  auto masks = [](std::span<const Array> x) {
+    Array lo = x[0].ndim() == x[1].ndim() ? x[0] : lax::broadcast_in_dim(x[0], x[1].shape(), {});
+    Array hi = x[2].ndim() == x[1].ndim() ? x[2] : lax::broadcast_in_dim(x[2], x[1].shape(), {});
+    Array in = lax::bitwise_and(lax::gt(x[1], lo), lax::lt(x[1], hi));
+    return std::array<Array, 3>{lax::gt(lo, x[1]), in, lax::bitwise_and(lax::lt(hi, x[1]),
+                                                                       lax::bitwise_not(lax::gt(lo, x[1])))};
+  };
+  p.jvp = [masks](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+                  const Params &) -> std::vector<Array> {
+    auto m = masks(x);
+    Array out;
+    for (int i = 0; i < 3; ++i) {
+      if (rules::is_zero(t[i]))
+        continue;
+      Array ti = t[i].ndim() == x[1].ndim() ? t[i] : lax::broadcast_in_dim(t[i], x[1].shape(), {});
+      out = rules::add_tangents(out, lax::select(m[i], ti, rules::zeros_of(ti)));
+    }
+    return {out};
+  };
+  p.vjp = [masks](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+                  const Params &) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array(), Array(), Array()};
+    auto m = masks(x);
+    std::vector<Array> g;
+    Array zero = rules::zeros_of(ct[0]);
+    for (int i = 0; i < 3; ++i) {
+      Array gi = lax::select(m[i], ct[0], zero);
+      if (x[i].ndim() != x[1].ndim()) { // a scalar bound: sum over the operand's shape
+        std::vector<int64_t> all(x[1].ndim());
+        std::iota(all.begin(), all.end(), 0);
+        gi = all.empty() ? gi : lax::reduce_sum(gi, all);
+      }
+      g.push_back(gi);
+    }
+    return g;
+  };
+  p.batch = rules::elementwise_batch_rule(/*scalars_broadcast=*/true);
   return register_primitive(std::move(p));
 }();
 
@@ -544,6 +726,20 @@ const Primitive &convert_p = [] () -> const Primitive & {
     });
     return std::vector<Array>{z};
   };
+  // Tangents convert along when both types are floating; otherwise they are zero.
+  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+             const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(t[0]) || !is_floating(out[0].dtype()))
+      return {Array()};
+    return {lax::convert_element_type(t[0], out[0].dtype(), out[0].weak_type())};
+  };
+  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+             const Params &) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
+      return {Array()};
+    return {lax::convert_element_type(ct[0], x[0].dtype(), x[0].weak_type())};
+  };
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
 
@@ -558,6 +754,11 @@ const Primitive &stop_gradient_p = [] () -> const Primitive & {
   p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue>) {
     return std::vector<Array>{in[0]};
   };
+  p.jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+             const Params &) -> std::vector<Array> { return {Array()}; };
+  p.vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+             const Params &) -> std::vector<Array> { return {Array()}; };
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
 

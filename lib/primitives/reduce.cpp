@@ -15,22 +15,6 @@ namespace {
 // ---- Monoids ---------------------------------------------------------------------------------
 // Each reduction is a monoid on the accumulation type C: an identity and an associative combine.
 // Signed integers wrap (two's complement) instead of overflowing into undefined behaviour.
-template <class C> C wrap_add(C a, C b) {
-  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class C> C wrap_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
 
 struct SumOp {
   template <class C> static C identity() { return C(0); }

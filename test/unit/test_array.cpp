@@ -334,17 +334,15 @@ public:
 
 class TestTracer : public Tracer {
 public:
-  TraceLevel *lvl;
-  explicit TestTracer(TraceLevel *l) : lvl(l) {}
-  TraceLevel *level() const override { return lvl; }
-  std::string origin() const override { return "test"; }
+  using Tracer::Tracer;
 };
 
 TEST(Array, TracedArraysDispatchToTheirLevel) {
-  TestLevel low, high;
+  auto low_p = std::make_shared<TestLevel>(), high_p = std::make_shared<TestLevel>();
+  TestLevel &low = *low_p, &high = *high_p;
   low.depth = 1, high.depth = 2;
-  Array t1 = Array::from_tracer(std::make_shared<TestTracer>(&low), {2}, float32, false);
-  Array t2 = Array::from_tracer(std::make_shared<TestTracer>(&high), {2}, float32, true);
+  Array t1 = Array::from_tracer(std::make_shared<TestTracer>(low_p), {2}, float32, false);
+  Array t2 = Array::from_tracer(std::make_shared<TestTracer>(high_p), {2}, float32, true);
   EXPECT_FALSE(t1.is_concrete());
   EXPECT_EQ(t1.type_str(), "f32[2]");
   EXPECT_TRUE(t2.weak_type());
@@ -368,7 +366,9 @@ TEST(Array, TracedArraysDispatchToTheirLevel) {
 }
 
 TEST(Array, EscapedTracerIsReported) {
-  Array t = Array::from_tracer(std::make_shared<TestTracer>(nullptr), {3}, float32, false);
+  auto ended = std::make_shared<TestLevel>();
+  ended->alive = false; // its transform has returned
+  Array t = Array::from_tracer(std::make_shared<TestTracer>(ended), {3}, float32, false);
   try {
     lax::exp(t);
     ADD_FAILURE() << "escaped tracer accepted";

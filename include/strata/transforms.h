@@ -1,0 +1,327 @@
+// Composable transforms over C++ functions of Arrays and pytrees of Arrays: grad,
+// value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, hessian, eval_shape, checkpoint,
+// custom_jvp and custom_vjp. Each nests under and over every other.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "strata/ops.h"
+#include "strata/primitive.h"
+#include "strata/pytree.h"
+
+namespace strata {
+
+/// A function of a flat list of arrays: the form the trace levels work on.
+using FlatFn = std::function<std::vector<Array>(const std::vector<Array> &)>;
+
+struct VjpResult {
+  std::vector<Array> outputs;
+  /// Output cotangents -> input cotangents (zeros for non-float inputs). Reusable.
+  std::function<std::vector<Array>(const std::vector<Array> &)> pullback;
+};
+
+// ---- The flat core: every typed transform below reduces to these -------------------------------
+STRATA_EXPORT std::pair<std::vector<Array>, std::vector<Array>>
+jvp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::vector<Array> &tangents);
+STRATA_EXPORT VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals,
+                                 const std::string &name = "vjp");
+/// in_axes[i] is argument i's batch axis or kNotBatched; out_axes empty means all 0.
+STRATA_EXPORT std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
+                                           const std::vector<int64_t> &in_axes,
+                                           const std::vector<int64_t> &out_axes = {});
+STRATA_EXPORT std::vector<AbstractValue> eval_shape_flat(const FlatFn &f,
+                                                         const std::vector<AbstractValue> &in);
+/// Gradient of a scalar-valued flat function with respect to the arguments in argnums.
+STRATA_EXPORT std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
+                                           const std::vector<int> &argnums = {0});
+/// f, rematerialized under grad: only its inputs are saved; the backward pass replays it.
+STRATA_EXPORT FlatFn checkpoint_flat(FlatFn f);
+/// f with a custom jvp: rule(primals, tangents) -> output tangents.
+STRATA_EXPORT FlatFn custom_jvp_flat(FlatFn f,
+                                     std::function<std::vector<Array>(const std::vector<Array> &,
+                                                                      const std::vector<Array> &)>
+                                         rule);
+/// f with a custom vjp: fwd(primals) -> outputs followed by residuals (num_outputs of the
+/// former); bwd(residuals, output cotangents) -> input cotangents.
+STRATA_EXPORT FlatFn custom_vjp_flat(
+    FlatFn f, FlatFn fwd, size_t num_outputs,
+    std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)> bwd);
+
+namespace detail {
+template <class T> using plain_t = std::decay_t<T>;
+
+template <size_t... I, class Tuple> std::vector<Array> leaves_at(const Tuple &args) {
+  std::vector<Array> out;
+  (Tree<plain_t<std::tuple_element_t<I, Tuple>>>::flatten(std::get<I>(args), out), ...);
+  return out;
+}
+inline Shape concat_shape(const Shape &a, const Shape &b) {
+  Shape s = a;
+  s.insert(s.end(), b.begin(), b.end());
+  return s;
+}
+template <size_t... I, class Tuple> Tuple replace_at(Tuple args, const std::vector<Array> &flat) {
+  const Array *it = flat.data();
+  ((std::get<I>(args) = Tree<plain_t<std::tuple_element_t<I, Tuple>>>::unflatten(
+        std::get<I>(args), it)),
+   ...);
+  return args;
+}
+// The gradient structure: the argument's own type for one argnum, a tuple for several.
+template <size_t... I, class Tuple> auto grads_like(const Tuple &args, const std::vector<Array> &g) {
+  Tuple rebuilt = replace_at<I...>(args, g);
+  if constexpr (sizeof...(I) == 1)
+    return std::get<I...>(rebuilt);
+  else
+    return std::make_tuple(std::get<I>(rebuilt)...);
+}
+template <class Tuple> std::vector<Array> leaves_all(const Tuple &args) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return leaves_at<I...>(args);
+  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+template <class Tuple> Tuple replace_at_all(const Tuple &args, const std::vector<Array> &flat) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return replace_at<I...>(args, flat);
+  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+template <class Out> Array scalar_output(const Out &out) {
+  if constexpr (std::is_same_v<Out, Array>)
+    return out;
+  else
+    return out.first; // has_aux: (value, aux)
+}
+STRATA_EXPORT void check_grad_output(const Array &out, std::string_view op);
+STRATA_EXPORT void check_grad_inputs(const std::vector<Array> &in, std::string_view op);
+
+template <bool HasAux, size_t... I, class F, class Tuple>
+auto value_and_grad_impl(const F &f, const Tuple &args, std::string_view op) {
+  static_assert(((I < std::tuple_size_v<Tuple>)&&...), "strata::grad: argnum out of range");
+  using Out = plain_t<decltype(std::apply(f, args))>;
+  std::vector<Array> flat = leaves_at<I...>(args);
+  check_grad_inputs(flat, op);
+  std::optional<Out> result;
+  FlatFn ff = [&](const std::vector<Array> &in) {
+    Out out = std::apply(f, replace_at<I...>(args, in));
+    Array v = scalar_output(out);
+    check_grad_output(v, op);
+    std::vector<Array> outs{v};
+    if constexpr (HasAux) {
+      std::vector<Array> aux = tree_leaves(out.second);
+      outs.insert(outs.end(), aux.begin(), aux.end());
+    }
+    result.emplace(out);
+    return outs;
+  };
+  VjpResult r = vjp_flat(ff, flat, std::string(op));
+  std::vector<Array> cts(r.outputs.size());
+  cts[0] = ones_like(r.outputs[0]);
+  for (size_t i = 1; i < cts.size(); ++i)
+    cts[i] = zeros_like(r.outputs[i]);
+  std::vector<Array> g = r.pullback(cts);
+  auto grads = grads_like<I...>(args, g);
+  if constexpr (HasAux) {
+    std::vector<Array> aux_leaves(r.outputs.begin() + 1, r.outputs.end());
+    auto aux = tree_unflatten(result->second, aux_leaves);
+    return std::make_pair(std::make_pair(r.outputs[0], aux), grads);
+  } else {
+    return std::make_pair(r.outputs[0], grads);
+  }
+}
+
+template <size_t... I> struct ArgnumsOr0 {
+  template <bool HasAux, class F, class Tuple>
+  static auto run(const F &f, const Tuple &args, std::string_view op) {
+    if constexpr (sizeof...(I) == 0)
+      return value_and_grad_impl<HasAux, 0>(f, args, op);
+    else
+      return value_and_grad_impl<HasAux, I...>(f, args, op);
+  }
+};
+} // namespace detail
+
+/// value_and_grad<I...>(f)(args...) -> (f(args...), gradient). The gradient is with respect to
+/// arguments I... (default: the first), each a pytree of float arrays; it has the argument's
+/// type for one argnum and is a std::tuple for several. f must return a float scalar.
+template <size_t... I, class F> auto value_and_grad(F f) {
+  return [f](const auto &...args) {
+    return detail::ArgnumsOr0<I...>::template run<false>(f, std::make_tuple(args...),
+                                                        "value_and_grad");
+  };
+}
+/// grad<I...>(f)(args...) -> the gradient of value_and_grad.
+template <size_t... I, class F> auto grad(F f) {
+  return [f](const auto &...args) {
+    return detail::ArgnumsOr0<I...>::template run<false>(f, std::make_tuple(args...), "grad")
+        .second;
+  };
+}
+/// For f returning std::pair(scalar, aux): ((value, aux), gradient).
+template <size_t... I, class F> auto value_and_grad_with_aux(F f) {
+  return [f](const auto &...args) {
+    return detail::ArgnumsOr0<I...>::template run<true>(f, std::make_tuple(args...),
+                                                       "value_and_grad");
+  };
+}
+/// For f returning std::pair(scalar, aux): (gradient, aux).
+template <size_t... I, class F> auto grad_with_aux(F f) {
+  return [f](const auto &...args) {
+    auto r = detail::ArgnumsOr0<I...>::template run<true>(f, std::make_tuple(args...), "grad");
+    return std::make_pair(r.second, r.first.second);
+  };
+}
+
+/// vjp(f, args...) -> (f(args...), pullback) where pullback(output cotangent) returns the
+/// cotangents of all arguments (one argument: its type; several: a std::tuple).
+template <class F, class... Args> auto vjp(F f, const Args &...args) {
+  auto targs = std::make_tuple(args...);
+  using Out = detail::plain_t<decltype(f(args...))>;
+  std::optional<Out> like;
+  FlatFn ff = [&](const std::vector<Array> &in) {
+    Out out = std::apply(f, detail::replace_at_all(targs, in));
+    like.emplace(out);
+    return tree_leaves(out);
+  };
+  VjpResult r = vjp_flat(ff, detail::leaves_all(targs), "vjp");
+  Out out = tree_unflatten(*like, r.outputs);
+  auto pullback = [r, targs, out](const Out &ct) {
+    std::vector<Array> g = r.pullback(tree_leaves(ct));
+    auto rebuilt = detail::replace_at_all(targs, g);
+    if constexpr (sizeof...(Args) == 1)
+      return std::get<0>(rebuilt);
+    else
+      return rebuilt;
+  };
+  return std::make_pair(out, pullback);
+}
+
+/// jvp(f, primals, tangents) with primals and tangents as std::tuples of the arguments ->
+/// (f(primals...), the directional derivative), both shaped like f's output.
+template <class F, class... P>
+auto jvp(F f, const std::tuple<P...> &primals, const std::tuple<P...> &tangents) {
+  using Out = detail::plain_t<decltype(std::apply(f, primals))>;
+  std::optional<Out> like;
+  FlatFn ff = [&](const std::vector<Array> &in) {
+    Out out = std::apply(f, detail::replace_at_all(primals, in));
+    like.emplace(out);
+    return tree_leaves(out);
+  };
+  auto [p, t] = jvp_flat(ff, detail::leaves_all(primals), detail::leaves_all(tangents));
+  return std::make_pair(tree_unflatten(*like, p), tree_unflatten(*like, t));
+}
+
+/// linearize(f, x...) -> (f(x...), a function of tangents giving the jvp at x). The linear
+/// function re-evaluates the jvp at the saved point on each call.
+template <class F, class... P> auto linearize(F f, const P &...primals) {
+  auto point = std::make_tuple(primals...);
+  auto y = std::apply(f, point);
+  auto lin = [f, point](const P &...tangents) {
+    return jvp(f, point, std::make_tuple(tangents...)).second;
+  };
+  return std::make_pair(y, lin);
+}
+
+/// vmap(f, in_axes, out_axes)(args...): f mapped over axis in_axes[i] of every leaf of
+/// argument i (kNotBatched: broadcast to every example), outputs stacked at out_axes (a single
+/// value applies to every output leaf). in_axes empty: 0 for every argument.
+template <class F>
+auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes = {}) {
+  return [f, in_axes, out_axes](const auto &...args) {
+    auto targs = std::make_tuple(args...);
+    using Out = detail::plain_t<decltype(f(args...))>;
+    std::vector<int64_t> axes = in_axes.empty() ? std::vector<int64_t>(sizeof...(args), 0) : in_axes;
+    if (axes.size() != sizeof...(args))
+      fail("vmap", "in_axes has ", axes.size(), " entries for ", sizeof...(args), " arguments");
+    std::vector<int64_t> leaf_axes;
+    size_t k = 0;
+    std::apply([&](const auto &...a) {
+      ((void)[&] {
+         size_t n = tree_leaves(a).size();
+         leaf_axes.insert(leaf_axes.end(), n, axes[k++]);
+       }(), ...);
+    }, targs);
+    std::optional<Out> like;
+    FlatFn ff = [&](const std::vector<Array> &in) {
+      Out out = std::apply(f, detail::replace_at_all(targs, in));
+      like.emplace(out);
+      return tree_leaves(out);
+    };
+    std::vector<int64_t> oaxes = out_axes;
+    std::vector<Array> outs;
+    if (oaxes.size() == 1) {
+      // One out_axis for every output leaf: known only after tracing, so expand lazily.
+      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, {});
+      for (Array &o : outs)
+        o = moveaxis(o, 0, static_cast<int>(oaxes[0]));
+    } else {
+      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, oaxes);
+    }
+    return tree_unflatten(*like, outs);
+  };
+}
+
+/// The Jacobian of f: Array -> Array, shaped out.shape + in.shape, by forward mode.
+template <class F> auto jacfwd(F f) {
+  return [f](const Array &x) -> Array {
+    int64_t n = x.size();
+    Array basis = reshape(eye(n, std::nullopt, 0, x.dtype()), detail::concat_shape({n}, x.shape()));
+    Array cols = vmap([&](const Array &t) {
+      return jvp(f, std::make_tuple(x), std::make_tuple(t)).second;
+    })(basis); // [n, out...]
+    Shape out(cols.shape().begin() + 1, cols.shape().end());
+    return reshape(moveaxis(cols, 0, -1), detail::concat_shape(out, x.shape()));
+  };
+}
+
+/// The Jacobian of f: Array -> Array, shaped out.shape + in.shape, by reverse mode.
+template <class F> auto jacrev(F f) {
+  return [f](const Array &x) -> Array {
+    auto [y, pullback] = vjp(f, x);
+    int64_t m = y.size();
+    Array basis = reshape(eye(m, std::nullopt, 0, y.dtype()), detail::concat_shape({m}, y.shape()));
+    Array rows = vmap([&](const Array &ct) { return pullback(ct); })(basis); // [m, in...]
+    return reshape(rows, detail::concat_shape(y.shape(), x.shape()));
+  };
+}
+
+/// The Hessian of a scalar f: Array -> Array, as jacfwd(jacrev(f)).
+template <class F> auto hessian(F f) { return jacfwd(jacrev(f)); }
+
+/// Shapes and dtypes of f's output leaves for arguments given as Arrays (only their types are
+/// used) without computing anything.
+template <class F, class... Args> std::vector<AbstractValue> eval_shape(F f, const Args &...args) {
+  auto targs = std::make_tuple(args...);
+  std::vector<AbstractValue> in;
+  for (const Array &a : detail::leaves_all(targs))
+    in.push_back(abstract_of(a));
+  FlatFn ff = [&](const std::vector<Array> &leaves) {
+    return tree_leaves(std::apply(f, detail::replace_at_all(targs, leaves)));
+  };
+  return eval_shape_flat(ff, in);
+}
+
+/// checkpoint(f): same values as f; under grad only f's inputs are saved and f is recomputed
+/// in the backward pass. f's differentiable inputs must be its arguments (not captures).
+template <class F> auto checkpoint(F f) {
+  return [f](const auto &...args) {
+    auto targs = std::make_tuple(args...);
+    using Out = detail::plain_t<decltype(f(args...))>;
+    // The replay in the backward pass outlives this call: ff owns everything it uses.
+    auto like = std::make_shared<std::optional<Out>>();
+    FlatFn ff = [f, targs, like](const std::vector<Array> &in) {
+      Out out = std::apply(f, detail::replace_at_all(targs, in));
+      if (!*like)
+        like->emplace(out);
+      return tree_leaves(out);
+    };
+    std::vector<Array> outs = checkpoint_flat(ff)(detail::leaves_all(targs));
+    return tree_unflatten(**like, outs);
+  };
+}
+
+} // namespace strata

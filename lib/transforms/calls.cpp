@@ -1,0 +1,150 @@
+// The abstract level (eval_shape), call-carrying transforms (checkpoint, custom_jvp,
+// custom_vjp), and the checks the typed transforms share.
+#include "strata/lax.h"
+#include "strata/transforms.h"
+#include "transforms_impl.h"
+
+namespace strata {
+namespace {
+
+CallKind named_call(std::string name) {
+  CallKind k;
+  k.name = std::move(name);
+  return k;
+}
+
+class AbstractTracer : public Tracer {
+public:
+  using Tracer::Tracer;
+};
+
+class AbstractLevel : public TraceLevel {
+public:
+  std::string name() const override { return "eval_shape"; }
+  Array make(const AbstractValue &a) {
+    return Array::from_tracer(std::make_shared<AbstractTracer>(shared_from_this()), a.shape,
+                              a.dtype, a.weak_type);
+  }
+  std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
+                             const Params &params) override {
+    std::vector<AbstractValue> in;
+    for (const Array &x : inputs)
+      in.push_back(abstract_of(x));
+    std::vector<Array> out;
+    for (const AbstractValue &a : prim.shape_rule(in, params))
+      out.push_back(make(a));
+    return out;
+  }
+};
+
+} // namespace
+
+std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
+                             const std::vector<Array> &inputs) {
+  TraceLevel *top = nullptr;
+  for (const Array &a : inputs)
+    if (const auto &t = a.tracer()) {
+      TraceLevel *l = t->level();
+      if (!l)
+        throw Error(detail::cat("[", kind.name, "] a value traced by ", describe_tracer(*t),
+                                " was used after that transform ended (escaped tracer)"),
+                    ErrorKind::Type);
+      if (!top || l->depth > top->depth)
+        top = l;
+    }
+  if (top)
+    return top->process_call(kind, f, inputs);
+  return f(inputs);
+}
+
+std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<AbstractValue> &in) {
+  auto level = std::make_shared<AbstractLevel>();
+  std::vector<Array> outs;
+  {
+    LevelGuard guard(level);
+    std::vector<Array> args;
+    for (const AbstractValue &a : in)
+      args.push_back(level->make(a));
+    outs = f(args);
+  }
+  std::vector<AbstractValue> result;
+  for (const Array &o : outs)
+    result.push_back(abstract_of(o));
+  return result;
+}
+
+FlatFn checkpoint_flat(FlatFn f) {
+  return [f](const std::vector<Array> &in) {
+    return bind_call(named_call("checkpoint"), f, in);
+  };
+}
+
+FlatFn custom_jvp_flat(FlatFn f,
+                       std::function<std::vector<Array>(const std::vector<Array> &,
+                                                        const std::vector<Array> &)>
+                           rule) {
+  CallKind kind = named_call("custom_jvp");
+  kind.jvp = [rule](const std::vector<Array> &args) {
+    size_t n = args.size() / 2;
+    return rule(std::vector<Array>(args.begin(), args.begin() + n),
+                std::vector<Array>(args.begin() + n, args.end()));
+  };
+  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
+}
+
+FlatFn custom_vjp_flat(
+    FlatFn f, FlatFn fwd, size_t num_outputs,
+    std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)> bwd) {
+  CallKind kind = named_call("custom_vjp");
+  kind.fwd = std::move(fwd);
+  kind.num_outputs = num_outputs;
+  kind.bwd = [bwd, num_outputs](const std::vector<Array> &args) {
+    size_t nres = args.size() - num_outputs;
+    return bwd(std::vector<Array>(args.begin(), args.begin() + nres),
+               std::vector<Array>(args.begin() + nres, args.end()));
+  };
+  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
+}
+
+namespace detail {
+void check_grad_output(const Array &out, std::string_view op) {
+  if (out.ndim() != 0)
+    fail(op, "the function must return a scalar, got ", out.type_str(),
+         " (use vjp or jacrev for non-scalar outputs)");
+  if (!is_floating(out.dtype()))
+    fail_kind(ErrorKind::Type, op, "the function must return a floating-point scalar, got ",
+              out.type_str());
+}
+void check_grad_inputs(const std::vector<Array> &in, std::string_view op) {
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!is_floating(in[i].dtype()))
+      fail_kind(ErrorKind::Type, op, "differentiated input ", i, " has type ", in[i].type_str(),
+                "; grad needs floating-point inputs");
+}
+} // namespace detail
+
+std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
+                             const std::vector<int> &argnums) {
+  for (int a : argnums)
+    if (a < 0 || a >= static_cast<int>(args.size()))
+      fail("grad", "argnums entry ", a, " is out of range for a function of ", args.size(),
+           " arguments");
+  std::vector<Array> diff;
+  for (int a : argnums)
+    diff.push_back(args[a]);
+  detail::check_grad_inputs(diff, "grad");
+  FlatFn g = [&](const std::vector<Array> &in) {
+    std::vector<Array> all = args;
+    for (size_t i = 0; i < argnums.size(); ++i)
+      all[argnums[i]] = in[i];
+    std::vector<Array> out = f(all);
+    if (out.size() != 1)
+      fail("grad", "the function must return one scalar, got ", out.size(), " outputs");
+    detail::check_grad_output(out[0], "grad");
+    return out;
+  };
+  VjpResult r = vjp_flat(g, diff, "grad");
+  return r.pullback({ones_like(r.outputs[0])});
+}
+
+} // namespace strata

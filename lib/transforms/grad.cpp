@@ -1,0 +1,263 @@
+// Reverse mode: the grad level records each primitive applied to its tracers on a tape, with
+// the primal inputs and outputs as residuals; the backward pass runs the vjp rules in reverse.
+// Rules are written with public ops, so the backward pass is itself traced by any outer level
+// (grad of grad, jvp of grad, vmap of grad).
+#include <unordered_map>
+
+#include "strata/lax.h"
+#include "strata/transforms.h"
+#include "transforms_impl.h"
+
+namespace strata {
+namespace {
+
+struct Node {
+  const Primitive *prim = nullptr;
+  Params params;
+  std::vector<Array> primals, outs;
+  std::vector<int64_t> in_ids, out_ids; // -1: constant input / untracked output
+  /// For call nodes (checkpoint): computes input cotangents from output cotangents.
+  std::function<std::vector<Array>(const std::vector<Array> &)> call_vjp;
+  std::string name() const { return prim ? prim->name : std::string("checkpoint"); }
+};
+
+struct Tape {
+  std::vector<Node> nodes;
+  int64_t next_id = 0;
+};
+
+class GradLevel;
+
+class GradTracer : public Tracer {
+public:
+  GradTracer(std::shared_ptr<TraceLevel> l, Array p, int64_t i)
+      : Tracer(std::move(l)), primal(std::move(p)), id(i) {}
+  Array primal;
+  int64_t id;
+};
+
+class GradLevel : public TraceLevel {
+public:
+  std::string name() const override { return name_; }
+  explicit GradLevel(std::string name) : name_(std::move(name)) {}
+
+  std::shared_ptr<Tape> tape = std::make_shared<Tape>();
+
+  Array wrap(Array primal) {
+    AbstractValue a = abstract_of(primal);
+    int64_t id = tape->next_id++;
+    return Array::from_tracer(std::make_shared<GradTracer>(shared_from_this(), std::move(primal), id),
+                              a.shape, a.dtype, a.weak_type);
+  }
+
+  // Splits inputs into primal values and tape ids (-1 for values constant to this level).
+  bool unwrap(std::span<const Array> inputs, std::vector<Array> &primals,
+              std::vector<int64_t> &ids) {
+    bool any = false;
+    for (const Array &x : inputs) {
+      if (auto *t = tracer_of<GradTracer>(x, this)) {
+        primals.push_back(t->primal);
+        ids.push_back(t->id);
+        any = true;
+      } else {
+        primals.push_back(x);
+        ids.push_back(-1);
+      }
+    }
+    return any;
+  }
+
+  std::vector<Array> record(Node node) {
+    std::vector<Array> result;
+    for (const Array &o : node.outs) {
+      if (is_floating(o.dtype())) {
+        result.push_back(wrap(o));
+        node.out_ids.push_back(tape->next_id - 1);
+      } else {
+        result.push_back(o); // integer and bool outputs have no cotangent
+        node.out_ids.push_back(-1);
+      }
+    }
+    tape->nodes.push_back(std::move(node));
+    return result;
+  }
+
+  std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
+                             const Params &params) override {
+    Node node;
+    bool any = unwrap(inputs, node.primals, node.in_ids);
+    node.outs = bind(prim, node.primals, params);
+    if (!any || prim.has(kNonDifferentiable))
+      return node.outs;
+    if (!prim.vjp)
+      fail(prim.name, "has no vjp rule");
+    node.prim = &prim;
+    node.params = params;
+    return record(std::move(node));
+  }
+
+  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
+                                  std::span<const Array> inputs) override {
+    if (kind.name != "checkpoint" && kind.name != "custom_jvp" && kind.name != "custom_vjp")
+      return TraceLevel::process_call(kind, f, inputs);
+    Node node;
+    bool any = unwrap(inputs, node.primals, node.in_ids);
+    if (!any)
+      return bind_call(kind, f, node.primals);
+    std::vector<Array> saved = node.primals;
+    if (kind.name == "checkpoint") {
+      node.outs = bind_call(kind, f, node.primals); // nothing inside f is recorded here
+      // Only the inputs are kept; the backward pass replays f under a fresh grad level.
+      node.call_vjp = [f, saved](const std::vector<Array> &cts) {
+        return vjp_flat(f, saved, "checkpoint").pullback(cts);
+      };
+    } else if (kind.name == "custom_jvp") {
+      node.outs = bind_call(kind, f, node.primals);
+      // The rule is linear in the tangents, so its vjp at zero tangents is its transpose.
+      FlatFn rule = kind.jvp;
+      node.call_vjp = [rule, saved](const std::vector<Array> &cts) {
+        FlatFn lin = [&](const std::vector<Array> &t) {
+          std::vector<Array> args = saved;
+          args.insert(args.end(), t.begin(), t.end());
+          return rule(args);
+        };
+        std::vector<Array> zero;
+        for (const Array &p : saved)
+          zero.push_back(zeros_like(p));
+        return vjp_flat(lin, zero, "custom_jvp").pullback(cts);
+      };
+    } else { // custom_vjp
+      std::vector<Array> all = kind.fwd(node.primals);
+      if (all.size() < kind.num_outputs)
+        fail("custom_vjp", "fwd returned ", all.size(), " values, expected at least ",
+             kind.num_outputs, " outputs");
+      node.outs.assign(all.begin(), all.begin() + kind.num_outputs);
+      std::vector<Array> residuals(all.begin() + kind.num_outputs, all.end());
+      FlatFn bwd = kind.bwd;
+      node.call_vjp = [bwd, residuals, saved](const std::vector<Array> &cts) {
+        std::vector<Array> args = residuals;
+        args.insert(args.end(), cts.begin(), cts.end());
+        std::vector<Array> g = bwd(args);
+        if (g.size() != saved.size())
+          fail("custom_vjp", "bwd returned ", g.size(), " cotangents for ", saved.size(),
+               " inputs");
+        return g;
+      };
+    }
+    return record(std::move(node));
+  }
+
+private:
+  std::string name_;
+};
+
+// Runs the tape backwards from the output cotangents to the cotangents of `wanted` ids.
+std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
+                            const std::vector<Array> &out_cts, const std::vector<int64_t> &wanted) {
+  std::unordered_map<int64_t, Array> ct;
+  auto accumulate = [&](int64_t id, const Array &c) {
+    auto it = ct.find(id);
+    if (it == ct.end())
+      ct.emplace(id, c);
+    else
+      it->second = lax::add(it->second, c);
+  };
+  for (size_t i = 0; i < out_ids.size(); ++i)
+    if (out_ids[i] >= 0 && out_cts[i].valid())
+      accumulate(out_ids[i], out_cts[i]);
+  for (auto n = tape.nodes.rbegin(); n != tape.nodes.rend(); ++n) {
+    std::vector<Array> cts(n->out_ids.size());
+    bool any = false;
+    for (size_t i = 0; i < n->out_ids.size(); ++i) {
+      auto it = n->out_ids[i] >= 0 ? ct.find(n->out_ids[i]) : ct.end();
+      if (it != ct.end()) {
+        cts[i] = it->second;
+        ct.erase(it);
+        any = true;
+      }
+    }
+    if (!any)
+      continue;
+    std::vector<Array> cin;
+    if (n->call_vjp) {
+      for (size_t i = 0; i < cts.size(); ++i)
+        if (!cts[i].valid() && is_floating(n->outs[i].dtype()))
+          cts[i] = zeros_like(n->outs[i]);
+      cin = n->call_vjp(cts);
+    } else {
+      cin = n->prim->vjp(n->primals, n->outs, cts, n->params);
+    }
+    cin.resize(n->primals.size());
+    for (size_t i = 0; i < n->primals.size(); ++i) {
+      if (n->in_ids[i] < 0 || !cin[i].valid())
+        continue;
+      if (cin[i].shape() != n->primals[i].shape() || cin[i].dtype() != n->primals[i].dtype())
+        throw Error(detail::cat("[", n->name(), "] vjp rule returned ", cin[i].type_str(),
+                                " for input ", i, " of type ", n->primals[i].type_str()),
+                    ErrorKind::Internal);
+      accumulate(n->in_ids[i], cin[i]);
+    }
+  }
+  std::vector<Array> result;
+  for (int64_t id : wanted) {
+    auto it = ct.find(id);
+    result.push_back(it == ct.end() ? Array() : it->second);
+  }
+  return result;
+}
+
+} // namespace
+
+VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::string &name) {
+  auto level = std::make_shared<GradLevel>(name);
+  std::vector<Array> outs;
+  std::vector<int64_t> in_ids;
+  {
+    LevelGuard guard(level);
+    std::vector<Array> in;
+    for (const Array &p : primals) {
+      if (is_floating(p.dtype())) {
+        in.push_back(level->wrap(p));
+        in_ids.push_back(level->tape->next_id - 1);
+      } else {
+        in.push_back(p);
+        in_ids.push_back(-1);
+      }
+    }
+    outs = f(in);
+  }
+  VjpResult r;
+  std::vector<int64_t> out_ids;
+  for (const Array &o : outs) {
+    if (auto *t = tracer_of<GradTracer>(o, level.get())) {
+      r.outputs.push_back(t->primal);
+      out_ids.push_back(t->id);
+    } else {
+      r.outputs.push_back(o);
+      out_ids.push_back(-1);
+    }
+  }
+  std::vector<AbstractValue> out_avals, in_avals;
+  for (const Array &o : r.outputs)
+    out_avals.push_back(abstract_of(o));
+  for (const Array &p : primals)
+    in_avals.push_back(abstract_of(p));
+  std::shared_ptr<Tape> tape = level->tape;
+  r.pullback = [tape, out_ids, in_ids, out_avals, in_avals,
+                name](const std::vector<Array> &cts) -> std::vector<Array> {
+    if (cts.size() != out_avals.size())
+      fail(name, "pullback takes ", out_avals.size(), " cotangents, got ", cts.size());
+    for (size_t i = 0; i < cts.size(); ++i)
+      if (cts[i].shape() != out_avals[i].shape || cts[i].dtype() != out_avals[i].dtype)
+        fail(name, "cotangent ", i, " is ", cts[i].type_str(), " but the output is ",
+             out_avals[i].str());
+    std::vector<Array> g = backward(*tape, out_ids, cts, in_ids);
+    for (size_t i = 0; i < g.size(); ++i)
+      if (!g[i].valid())
+        g[i] = zeros(in_avals[i].shape, in_avals[i].dtype);
+    return g;
+  };
+  return r;
+}
+
+} // namespace strata

@@ -1,0 +1,121 @@
+// The trace levels on elementwise functions: jvp, vjp, grad, vmap, eval_shape, nesting, and
+// errors. Oracles: hand-derived derivatives and per-example loops.
+#include <cmath>
+
+#include "strata/transforms.h"
+#include "test_util.h"
+
+using namespace strata;
+using namespace strata::testutil;
+
+namespace {
+Array f64(std::vector<double> v) { return make(v, float64); }
+} // namespace
+
+TEST(TransformsBasic, JvpOfElementwiseChain) {
+  auto f = [](const Array &x) { return lax::mul(lax::sin(x), lax::exp(x)); };
+  Array x = f64({0.1, 0.5, -1.2}), t = f64({1.0, 2.0, -0.5});
+  auto [y, ty] = jvp(f, std::make_tuple(x), std::make_tuple(t));
+  std::vector<double> xv = values(x), tv = values(t), want_y, want_t;
+  for (size_t i = 0; i < xv.size(); ++i) {
+    double a = xv[i];
+    want_y.push_back(std::sin(a) * std::exp(a));
+    want_t.push_back(tv[i] * (std::cos(a) * std::exp(a) + std::sin(a) * std::exp(a)));
+  }
+  expect_array(y, want_y, {3}, float64, 1e-14);
+  expect_array(ty, want_t, {3}, float64, 1e-14);
+}
+
+TEST(TransformsBasic, VjpAndGradOfElementwise) {
+  auto f = [](const Array &x, const Array &y) { return lax::div(lax::tanh(x), y); };
+  Array x = f64({0.3, -0.7}), y = f64({2.0, -4.0});
+  auto [out, pullback] = vjp(f, x, y);
+  auto [gx, gy] = pullback(f64({1.0, 3.0}));
+  std::vector<double> xv = values(x), yv = values(y), ct = {1.0, 3.0};
+  std::vector<double> wx, wy;
+  for (int i = 0; i < 2; ++i) {
+    double th = std::tanh(xv[i]);
+    wx.push_back(ct[i] * (1 - th * th) / yv[i]);
+    wy.push_back(-ct[i] * th / (yv[i] * yv[i]));
+  }
+  expect_array(gx, wx, {2}, float64, 1e-14);
+  expect_array(gy, wy, {2}, float64, 1e-14);
+}
+
+TEST(TransformsBasic, SecondDerivativeByNesting) {
+  // d/dx sin(x) = cos(x); d2/dx2 = -sin(x), by grad(grad), jvp(grad) and grad(jvp).
+  auto f = [](const Array &x) { return lax::sin(x); };
+  Array x(0.7);
+  auto g = grad(f);
+  auto gg = grad(g);
+  EXPECT_NEAR(g(x).item<double>(), std::cos(0.7), 1e-15);
+  EXPECT_NEAR(gg(x).item<double>(), -std::sin(0.7), 1e-15);
+  auto jg = jvp(g, std::make_tuple(x), std::make_tuple(Array(1.0))).second;
+  EXPECT_NEAR(jg.item<double>(), -std::sin(0.7), 1e-15);
+  auto gj = grad([&](const Array &z) {
+    return jvp(f, std::make_tuple(z), std::make_tuple(Array(1.0))).second;
+  })(x);
+  EXPECT_NEAR(gj.item<double>(), -std::sin(0.7), 1e-15);
+  // Third order.
+  EXPECT_NEAR(grad(gg)(x).item<double>(), -std::cos(0.7), 1e-15);
+}
+
+TEST(TransformsBasic, VmapMatchesLoop) {
+  auto f = [](const Array &x, const Array &y) { return lax::add(lax::mul(x, x), y); };
+  Array xs = make({1, 2, 3, 4, 5, 6}, {3, 2}, float64);
+  Array y = f64({10, 20});
+  Array out = vmap(f, {0, kNotBatched})(xs, y);
+  expect_array(out, {11, 24, 19, 36, 35, 56}, {3, 2}, float64);
+  // in_axes 1 and out_axes 1
+  Array out1 = vmap(f, {1, kNotBatched}, {1})(xs.T(), y);
+  expect_array(out1, {11, 19, 35, 24, 36, 56}, {2, 3}, float64);
+}
+
+TEST(TransformsBasic, VmapOfGradIsPerExampleGrad) {
+  auto f = [](const Array &x) { return lax::mul(x, lax::exp(x)); }; // scalar -> scalar
+  Array xs = f64({0.0, 1.0, -2.0});
+  Array g = vmap(grad(f))(xs);
+  std::vector<double> want;
+  for (double v : {0.0, 1.0, -2.0})
+    want.push_back(std::exp(v) * (1 + v));
+  expect_array(g, want, {3}, float64, 1e-14);
+  Array g2 = grad([&](const Array &x) { return lax::sin(x); })(Array(0.0));
+  EXPECT_NEAR(g2.item<double>(), 1.0, 0);
+}
+
+TEST(TransformsBasic, EvalShape) {
+  auto avals = eval_shape([](const Array &x) { return lax::exp(x); }, ones({4, 5}, float16));
+  ASSERT_EQ(avals.size(), 1u);
+  EXPECT_EQ(avals[0].str(), "f16[4,5]");
+}
+
+TEST(TransformsBasic, Errors) {
+  expect_error([] { grad([](const Array &x) { return lax::exp(x); })(ones({3})); },
+               {"[grad]", "scalar", "f32[3]"});
+  expect_error([] { grad([](const Array &x) { return lax::exp(x); })(Array(int32_t{3})); },
+               {"[grad]", "i32[]", "floating-point"});
+  expect_error(
+      [] {
+        vmap([](const Array &x, const Array &y) { return lax::add(x, y); })(ones({3}), ones({4}));
+      },
+      {"[vmap]", "batch sizes disagree", "f32[4]"});
+  expect_error([] { vmap([](const Array &x) { return x; }, {2})(ones({3})); },
+               {"[vmap]", "in_axes 2", "f32[3]"});
+  expect_error([] { grad_flat([](const std::vector<Array> &v) { return v; }, {Array(1.0)}, {3}); },
+               {"[grad]", "argnums", "3"});
+}
+
+TEST(TransformsBasic, EscapedTracerNamesItsTransform) {
+  Array leaked;
+  grad([&](const Array &x) {
+    leaked = x;
+    return lax::sin(x);
+  })(Array(1.0));
+  expect_error([&] { lax::exp(leaked); }, {"[exp]", "grad", "escaped"});
+  Array leaked_v;
+  vmap([&](const Array &x) {
+    leaked_v = x;
+    return x;
+  })(ones({2}));
+  expect_error([&] { lax::neg(leaked_v); }, {"vmap", "escaped"});
+}
