@@ -21,6 +21,40 @@ def run_cpp(build, name, flt):
     return recs
 
 
+# Records that pair a Strata measurement (by its record name) with a PyTorch peer.
+TORCH_PAIRS = [
+    ("per_example_grad_mlp784_vmap_vs_loop", "torch_per_example_loop",
+     "per_example_grad_mlp784_vs_torch_loop", "PyTorch 1.13 eager per-example loop"),
+    ("per_example_grad_mlp784_vmap_vs_loop", "functorch_vmap_grad",
+     "per_example_grad_mlp784_vs_functorch", "functorch vmap(grad) (PyTorch 1.13)"),
+]
+
+
+def torch_records(flt, records):
+    try:
+        out = subprocess.run([sys.executable, os.path.join(HERE, "peers_torch.py"), flt],
+                             check=True, capture_output=True, text=True).stdout
+    except (subprocess.CalledProcessError, OSError) as e:
+        print("PyTorch peers unavailable:", e, file=sys.stderr)
+        return []
+    peers = {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            peers[d["peer"]] = d
+    by_name = {r["name"]: r for r in records}
+    extra = []
+    for mine, peer, name, desc in TORCH_PAIRS:
+        if mine in by_name and peer in peers:
+            r = by_name[mine]
+            extra.append({"name": name, "unit": r["unit"], "strata": r["strata"], "peer": desc,
+                          "peer_value": peers[peer]["value"],
+                          "ratio": r["strata"] / peers[peer]["value"],
+                          "better": r["better"], "torch_threads": peers[peer].get("threads"),
+                          "command": r["command"] + " ; python3 bench/peers_torch.py"})
+    return extra
+
+
 def blas_in_use():
     try:
         return os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
@@ -65,6 +99,7 @@ def main():
         path = os.path.join(args.build, "bench", exe)
         if exe.startswith("bench_") and os.access(path, os.X_OK) and os.path.isfile(path):
             records += run_cpp(args.build, exe, args.filter)
+    records += torch_records(args.filter, records)
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')

@@ -28,8 +28,9 @@ struct VjpResult {
 // ---- The flat core: every typed transform below reduces to these -------------------------------
 STRATA_EXPORT std::pair<std::vector<Array>, std::vector<Array>>
 jvp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::vector<Array> &tangents);
+/// With reusable false the pullback may run once and frees residuals as it goes.
 STRATA_EXPORT VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals,
-                                 const std::string &name = "vjp");
+                                 const std::string &name = "vjp", bool reusable = true);
 /// in_axes[i] is argument i's batch axis or kNotBatched; out_axes empty means all 0.
 STRATA_EXPORT std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
                                            const std::vector<int64_t> &in_axes,
@@ -118,7 +119,7 @@ auto value_and_grad_impl(const F &f, const Tuple &args, std::string_view op) {
     result.emplace(out);
     return outs;
   };
-  VjpResult r = vjp_flat(ff, flat, std::string(op));
+  VjpResult r = vjp_flat(ff, flat, std::string(op), /*reusable=*/false);
   std::vector<Array> cts(r.outputs.size());
   cts[0] = ones_like(r.outputs[0]);
   for (size_t i = 1; i < cts.size(); ++i)

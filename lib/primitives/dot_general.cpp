@@ -4,10 +4,13 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
+#include <optional>
 
 #include "../blas_impl.h"
 #include "../elementwise_impl.h"
 #include "../thread_pool.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -394,12 +397,134 @@ std::vector<Array> dot_impl(std::span<const Array> in, const Params &params,
   return {y};
 }
 
+// ---- Transform rules ---------------------------------------------------------------------------
+// Written with lax:: ops only, so that they are themselves differentiable and batchable.
+lax::DotDimensionNumbers dot_dims(const Params &params) {
+  return {params.get_ints("lhs_contracting"), params.get_ints("rhs_contracting"),
+          params.get_ints("lhs_batch"), params.get_ints("rhs_batch")};
+}
+std::optional<DType> preferred_type(const Params &params) {
+  if (params.has("preferred_element_type"))
+    return params.get_dtype("preferred_element_type");
+  return std::nullopt;
+}
+
+/// The cotangent of x, one operand of a dot_general, from the output cotangent g and the other
+/// operand y (JAX's transpose rule). xc/yc and xb/yb are the contracting and batch dims of x and
+/// y; swap_ans says that y was the lhs (so g holds y's free dims before x's). g contracts with y
+/// over y's free dims; the result holds x's batch, free and contracting dims (the latter in
+/// the order of y's), and a transpose puts them back in place.
+Array transpose_operand(const Array &g, const Array &x, const Array &y,
+                        const std::vector<int64_t> &xc, const std::vector<int64_t> &yc,
+                        const std::vector<int64_t> &xb, const std::vector<int64_t> &yb,
+                        bool swap_ans) {
+  std::vector<int64_t> x_kept = free_dims(x.ndim(), xb, xc);
+  std::vector<int64_t> y_kept = free_dims(y.ndim(), yb, yc);
+  int64_t nb = static_cast<int64_t>(xb.size());
+  int64_t first_y = nb + (swap_ans ? 0 : static_cast<int64_t>(x_kept.size()));
+  lax::DotDimensionNumbers dims{{}, y_kept, {}, yb};
+  for (size_t i = 0; i < y_kept.size(); ++i)
+    dims.lhs_contracting.push_back(first_y + static_cast<int64_t>(i));
+  for (int64_t i = 0; i < nb; ++i)
+    dims.lhs_batch.push_back(i);
+  // g has the output type (preferred_element_type may be wider than the operands): compute
+  // in the wider of the two types, then cast back to x's.
+  Array gg = g, yy = y;
+  if (g.dtype() != y.dtype()) {
+    if (itemsize(g.dtype()) > itemsize(y.dtype()))
+      yy = lax::convert_element_type(y, g.dtype());
+    else
+      gg = lax::convert_element_type(g, y.dtype());
+  }
+  Array r = lax::dot_general(gg, yy, dims);
+  // r's dims: x's batch dims, x's free dims, then x's contracting dims sorted by their partner
+  // in y (y's free-after-contraction dims come out in increasing order).
+  std::vector<size_t> by_y(xc.size());
+  std::iota(by_y.begin(), by_y.end(), size_t{0});
+  std::sort(by_y.begin(), by_y.end(), [&](size_t a, size_t b) { return yc[a] < yc[b]; });
+  std::vector<int64_t> order = xb;
+  order.insert(order.end(), x_kept.begin(), x_kept.end());
+  for (size_t i : by_y)
+    order.push_back(xc[i]);
+  std::vector<int64_t> perm(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    perm[order[i]] = static_cast<int64_t>(i);
+  r = lax::transpose(r, perm);
+  return r.dtype() == x.dtype() ? r : lax::convert_element_type(r, x.dtype(), x.weak_type());
+}
+
+// Bilinear: jvp = dot(t_lhs, rhs) + dot(lhs, t_rhs).
+std::vector<Array> dot_jvp(std::span<const Array> x, std::span<const Array> t,
+                           std::span<const Array>, const Params &params) {
+  lax::DotDimensionNumbers dn = dot_dims(params);
+  std::optional<DType> pref = preferred_type(params);
+  Array out;
+  if (!rules::is_zero(t[0]))
+    out = lax::dot_general(t[0], x[1], dn, pref);
+  if (!rules::is_zero(t[1]))
+    out = rules::add_tangents(out, lax::dot_general(x[0], t[1], dn, pref));
+  return {out};
+}
+
+std::vector<Array> dot_vjp(std::span<const Array> x, std::span<const Array>,
+                           std::span<const Array> ct, const Params &params) {
+  if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
+    return {Array(), Array()};
+  lax::DotDimensionNumbers d = dot_dims(params);
+  return {transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting,
+                            d.lhs_batch, d.rhs_batch, false),
+          transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting,
+                            d.rhs_batch, d.lhs_batch, true)};
+}
+
+/// The batch axes stay in place and join the dimension numbers: batched on both sides, a new
+/// leading batch dimension (output axis 0); on one side, a free dimension of that operand,
+/// whose output axis follows from the output layout (batch, lhs free, rhs free).
+std::vector<Array> dot_batch(const BatchContext &, std::span<const Array> vals,
+                             std::span<const int64_t> dims, const Params &params,
+                             std::vector<int64_t> &out_dims) {
+  lax::DotDimensionNumbers d = dot_dims(params);
+  auto past = [](std::vector<int64_t> v, int64_t b) {
+    for (int64_t &a : v)
+      a += a >= b;
+    return v;
+  };
+  int64_t bl = dims[0], br = dims[1];
+  if (bl != kNotBatched) {
+    d.lhs_contracting = past(d.lhs_contracting, bl);
+    d.lhs_batch = past(d.lhs_batch, bl);
+  }
+  if (br != kNotBatched) {
+    d.rhs_contracting = past(d.rhs_contracting, br);
+    d.rhs_batch = past(d.rhs_batch, br);
+  }
+  int64_t nb = static_cast<int64_t>(d.lhs_batch.size());
+  std::vector<int64_t> lf = free_dims(vals[0].ndim(), d.lhs_batch, d.lhs_contracting);
+  std::vector<int64_t> rf = free_dims(vals[1].ndim(), d.rhs_batch, d.rhs_contracting);
+  auto pos = [](const std::vector<int64_t> &v, int64_t a) {
+    return static_cast<int64_t>(std::find(v.begin(), v.end(), a) - v.begin());
+  };
+  if (bl != kNotBatched && br != kNotBatched) {
+    d.lhs_batch.insert(d.lhs_batch.begin(), bl);
+    d.rhs_batch.insert(d.rhs_batch.begin(), br);
+    out_dims = {0};
+  } else if (bl != kNotBatched) {
+    out_dims = {nb + pos(lf, bl)};
+  } else {
+    out_dims = {nb + static_cast<int64_t>(lf.size()) + pos(rf, br)};
+  }
+  return {lax::dot_general(vals[0], vals[1], d, preferred_type(params))};
+}
+
 const Primitive &dot_general_p = [] () -> const Primitive & {
   Primitive p;
   p.name = kOp;
   p.traits = kNone;
   p.shape_rule = dot_shape_rule;
   p.impl = dot_impl;
+  p.jvp = dot_jvp;
+  p.vjp = dot_vjp;
+  p.batch = dot_batch;
   return register_primitive(std::move(p));
 }();
 

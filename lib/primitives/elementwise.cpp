@@ -563,7 +563,7 @@ const Primitive &select_p = [] () -> const Primitive & {
     Array zero = rules::zeros_of(ct[0]);
     return {Array(), lax::select(x[0], ct[0], zero), lax::select(x[0], zero, ct[0])};
   };
-  p.batch = rules::elementwise_batch_rule(/*scalars_broadcast=*/true);
+  p.batch = rules::elementwise_batch_rule(/*scalar_operands=*/{0});
   return register_primitive(std::move(p));
 }();
 
@@ -640,7 +640,7 @@ const Primitive &clamp_p = [] () -> const Primitive & {
     }
     return g;
   };
-  p.batch = rules::elementwise_batch_rule(/*scalars_broadcast=*/true);
+  p.batch = rules::elementwise_batch_rule(/*scalar_operands=*/{0, 2});
   return register_primitive(std::move(p));
 }();
 

@@ -2,11 +2,14 @@
 // dimension of `indices` (lax's convention), their shape rules and reference CPU kernels.
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <numeric>
 #include <string>
 
 #include "../elementwise_impl.h"
 #include "../kernels_impl.h"
 #include "../thread_pool.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -143,6 +146,125 @@ template <class F> void with_bits_type(size_t size, F &&f) {
   }
 }
 
+// ---- helpers of the transform rules -------------------------------------------------------------
+//
+// Rules use lax:: ops only (so they nest under every transform); the helpers below build the
+// dimension numbers and the index arithmetic they share.
+
+/// Each entry plus one (a new leading dimension), preceded by 0 when with_lead.
+std::vector<int64_t> shift_dims(const std::vector<int64_t> &dims, bool with_lead = false) {
+  std::vector<int64_t> out;
+  if (with_lead)
+    out.push_back(0);
+  for (int64_t d : dims)
+    out.push_back(d + 1);
+  return out;
+}
+
+/// The largest value of an integer dtype (as int64, saturated).
+int64_t int_max(DType t) {
+  switch (t) {
+  case DType::Int8: return std::numeric_limits<int8_t>::max();
+  case DType::UInt8: return std::numeric_limits<uint8_t>::max();
+  case DType::Int32: return std::numeric_limits<int32_t>::max();
+  case DType::UInt32: return std::numeric_limits<uint32_t>::max();
+  default: return std::numeric_limits<int64_t>::max();
+  }
+}
+
+/// The operand-space window of a scatter: 1 in inserted dims, else the updates' window sizes.
+Shape scatter_window(const Shape &operand_shape, const Shape &updates_shape,
+                     const Params &params) {
+  const auto &window_dims = params.get_ints("update_window_dims");
+  const auto &inserted = params.get_ints("inserted_window_dims");
+  Shape w(operand_shape.size(), 1);
+  for (size_t d = 0, j = 0; d < w.size(); ++d)
+    if (!contains(inserted, static_cast<int64_t>(d)))
+      w[d] = updates_shape[window_dims[j++]];
+  return w;
+}
+
+/// The gather that reads back what a scatter with `params` wrote (its transpose, up to
+/// duplicates and dropped windows).
+lax::GatherDimensionNumbers gather_dims_of_scatter(const Params &params) {
+  return {params.get_ints("update_window_dims"), params.get_ints("inserted_window_dims"),
+          params.get_ints("scatter_dims_to_operand_dims")};
+}
+lax::ScatterDimensionNumbers scatter_dims_of_gather(const Params &params) {
+  return {params.get_ints("offset_dims"), params.get_ints("collapsed_slice_dims"),
+          params.get_ints("start_index_map")};
+}
+Params scatter_params(const lax::ScatterDimensionNumbers &dims) {
+  return {{"update_window_dims", dims.update_window_dims},
+          {"inserted_window_dims", dims.inserted_window_dims},
+          {"scatter_dims_to_operand_dims", dims.scatter_dims_to_operand_dims}};
+}
+
+lax::ScatterDimensionNumbers scatter_dims(const Params &params) {
+  return {params.get_ints("update_window_dims"), params.get_ints("inserted_window_dims"),
+          params.get_ints("scatter_dims_to_operand_dims")};
+}
+/// lax::gather with the parameters of a gather application.
+Array gather_like(const Array &operand, const Array &indices, const Params &params) {
+  return lax::gather(operand, indices,
+                     {params.get_ints("offset_dims"), params.get_ints("collapsed_slice_dims"),
+                      params.get_ints("start_index_map")},
+                     params.get_ints("slice_sizes"));
+}
+
+/// The largest in-bounds start of each index vector element (operand_dim - window_dim of the
+/// dimension it indexes), saturated to the indices' dtype, broadcast to the indices' shape.
+Array max_starts(const Array &indices, const Shape &operand_shape, const Shape &window,
+                 const std::vector<int64_t> &index_map) {
+  std::vector<int64_t> hi;
+  for (int64_t d : index_map)
+    hi.push_back(std::min(operand_shape[d] - window[d], int_max(indices.dtype())));
+  Array v = lax::convert_element_type(Array::from_vector(hi), indices.dtype());
+  return lax::broadcast_in_dim(v, indices.shape(), {indices.ndim() - 1});
+}
+
+Array int_scalar(int64_t value, DType dtype) {
+  return lax::convert_element_type(Array(value), dtype);
+}
+
+/// Whether each index vector's window lies wholly in bounds (what scatter keeps), of the
+/// indices' batch shape; an empty Array when every window does (no index vector elements).
+Array windows_in_bounds(const Array &indices, const Shape &operand_shape, const Shape &window,
+                        const std::vector<int64_t> &index_map) {
+  if (index_map.empty())
+    return Array();
+  Array lo = lax::broadcast_in_dim(int_scalar(0, indices.dtype()), indices.shape(), {});
+  Array ok = lax::bitwise_and(lax::ge(indices, lo),
+                              lax::le(indices, max_starts(indices, operand_shape, window,
+                                                          index_map)));
+  return lax::reduce_min(ok, {indices.ndim() - 1}); // all, on bool
+}
+
+/// x where the per-window `mask` (over the batch dims of a scatter's updates) holds, else 0.
+Array mask_windows(const Array &x, const Array &mask, const Params &params) {
+  if (!mask.valid())
+    return x;
+  const auto &window_dims = params.get_ints("update_window_dims");
+  std::vector<int64_t> batch_dims;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (!contains(window_dims, i))
+      batch_dims.push_back(i);
+  Array m = lax::broadcast_in_dim(mask, x.shape(), batch_dims);
+  return lax::select(m, x, rules::zeros_of(x));
+}
+
+/// Indices batched at axis 0 with the batch position prepended to every index vector, so that
+/// example b indexes the operand's batch dimension at b (JAX's gather/scatter batching). The
+/// indices widen to i64 when their dtype cannot count to the batch size.
+Array with_batch_counter(const Array &indices, int64_t size) {
+  Array idx = size - 1 > int_max(indices.dtype()) ? lax::convert_element_type(indices, DType::Int64)
+                                                   : indices;
+  Shape count_shape = idx.shape();
+  count_shape.back() = 1;
+  Array counts = lax::iota(idx.dtype(), count_shape, 0);
+  return lax::concatenate({counts, idx}, idx.ndim() - 1);
+}
+
 // ---- gather -------------------------------------------------------------------------------------
 //
 // For each batch position G of `indices` (all dimensions but the last), the slice of operand
@@ -263,6 +385,58 @@ const Primitive &gather_p = []() -> const Primitive & {
   p.traits = kShapeOp | kLinear;
   p.shape_rule = gather_shape_rule;
   p.impl = gather_impl;
+  // Linear in the operand: the tangent is gathered alike.
+  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+             const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(t[0]))
+      return {Array()};
+    return {gather_like(t[0], x[1], params)};
+  };
+  // The transpose adds the cotangent back at the slices it came from. Gather clamps its starts
+  // while scatter drops out-of-bounds windows, so the starts are clamped first.
+  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+             const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array(), Array()};
+    const Array &operand = x[0], &indices = x[1];
+    Array hi = max_starts(indices, operand.shape(), params.get_ints("slice_sizes"),
+                          params.get_ints("start_index_map"));
+    Array starts = lax::clamp(int_scalar(0, indices.dtype()), indices, hi);
+    return {lax::scatter_add(rules::zeros_of(operand), starts, ct[0],
+                             scatter_dims_of_gather(params)),
+            Array()};
+  };
+  // JAX's _gather_batching_rule. Operand batched: its batch axis becomes a whole-size window
+  // (an offset dim). Indices batched: one more batch dim of indices. Both: a counter joins the
+  // index vector and picks each example's slice of the operand's (collapsed) batch axis.
+  p.batch = [](const BatchContext &ctx, std::span<const Array> vals,
+               std::span<const int64_t> dims, const Params &params,
+               std::vector<int64_t> &out_dims) -> std::vector<Array> {
+    std::vector<int64_t> offset = params.get_ints("offset_dims");
+    std::vector<int64_t> collapsed = params.get_ints("collapsed_slice_dims");
+    std::vector<int64_t> index_map = params.get_ints("start_index_map");
+    std::vector<int64_t> sizes = params.get_ints("slice_sizes");
+    Array operand = vals[0], indices = vals[1];
+    if (dims[1] == kNotBatched) {
+      operand = rules::move_axis(operand, dims[0], 0);
+      sizes.insert(sizes.begin(), ctx.axis_size);
+      offset = shift_dims(offset, true);
+      collapsed = shift_dims(collapsed);
+      index_map = shift_dims(index_map);
+    } else if (dims[0] == kNotBatched) {
+      indices = rules::move_axis(indices, dims[1], 0);
+      offset = shift_dims(offset);
+    } else {
+      operand = rules::move_axis(operand, dims[0], 0);
+      indices = with_batch_counter(rules::move_axis(indices, dims[1], 0), ctx.axis_size);
+      sizes.insert(sizes.begin(), 1);
+      offset = shift_dims(offset);
+      collapsed = shift_dims(collapsed, true);
+      index_map = shift_dims(index_map, true);
+    }
+    out_dims = {0};
+    return {lax::gather(operand, indices, {offset, collapsed, index_map}, sizes)};
+  };
   return register_primitive(std::move(p));
 }();
 
@@ -415,6 +589,105 @@ std::vector<Array> scatter_impl(bool add, std::span<const Array> in, const Param
   return {out};
 }
 
+// ---- rules of scatter and scatter_add -----------------------------------------------------------
+
+/// The gather that reads each update's window back from an operand-shaped `x`.
+Array gather_windows(const Array &x, const Array &indices, const Array &updates,
+                     const Params &params) {
+  return lax::gather(x, indices, gather_dims_of_scatter(params),
+                     scatter_window(x.shape(), updates.shape(), params));
+}
+
+// scatter_add is linear in operand and updates.
+std::vector<Array> scatter_add_jvp(std::span<const Array> x, std::span<const Array> t,
+                                   std::span<const Array>, const Params &params) {
+  if (rules::is_zero(t[2]))
+    return {t[0]};
+  Array base = rules::is_zero(t[0]) ? rules::zeros_of(x[0]) : t[0];
+  return {lax::scatter_add(base, x[1], t[2], scatter_dims(params))};
+}
+
+// The operand's cotangent passes through; each update's is the cotangent at its window, or
+// zero where the window was dropped (out of bounds; the gather alone would clamp it).
+std::vector<Array> scatter_add_vjp(std::span<const Array> x, std::span<const Array>,
+                                   std::span<const Array> ct, const Params &params) {
+  if (rules::is_zero(ct[0]))
+    return {Array(), Array(), Array()};
+  const Array &indices = x[1], &updates = x[2];
+  Array kept = windows_in_bounds(indices, x[0].shape(),
+                                 scatter_window(x[0].shape(), updates.shape(), params),
+                                 params.get_ints("scatter_dims_to_operand_dims"));
+  return {ct[0], Array(), mask_windows(gather_windows(ct[0], indices, updates, params), kept,
+                                       params)};
+}
+
+// With duplicate indices scatter keeps the last update in row-major order (the reference
+// kernel's order): the tangent scatter follows the same order, so the derivative is that of
+// the winning update (as JAX's unique_indices=False path), and exact for unique indices.
+std::vector<Array> scatter_jvp(std::span<const Array> x, std::span<const Array> t,
+                               std::span<const Array>, const Params &params) {
+  Array base = rules::is_zero(t[0]) ? rules::zeros_of(x[0]) : t[0];
+  Array upd = rules::is_zero(t[2]) ? rules::zeros_of(x[2]) : t[2];
+  return {lax::scatter(base, x[1], upd, scatter_dims(params))};
+}
+
+// Overwritten operand elements get no cotangent. An update element gets the cotangent at its
+// position only if it is the one that landed there: each window scatters a distinct id (JAX's
+// scheme), and an update wins where the id read back is its own. This excludes both dropped
+// windows and duplicates that lost.
+std::vector<Array> scatter_vjp(std::span<const Array> x, std::span<const Array>,
+                               std::span<const Array> ct, const Params &params) {
+  if (rules::is_zero(ct[0]))
+    return {Array(), Array(), Array()};
+  const Array &operand = x[0], &indices = x[1], &updates = x[2];
+  const lax::ScatterDimensionNumbers dims = scatter_dims(params);
+  Array operand_ct = lax::scatter(ct[0], indices, rules::zeros_of(updates), dims);
+
+  Shape ids_shape = updates.shape(); // one id per window: window dims of size 1
+  for (int64_t d : dims.update_window_dims)
+    ids_shape[d] = 1;
+  const int64_t num_ids = num_elements(ids_shape);
+  const DType id_type = num_ids < int_max(DType::Int32) ? DType::Int32 : DType::Int64;
+  Array ids = lax::add(lax::iota(id_type, {num_ids}),
+                       lax::broadcast_in_dim(int_scalar(1, id_type), {num_ids}, {}));
+  std::vector<int64_t> all(static_cast<size_t>(updates.ndim()));
+  std::iota(all.begin(), all.end(), 0);
+  ids = lax::broadcast_in_dim(lax::reshape(ids, ids_shape), updates.shape(), all);
+  Array landed = lax::scatter(
+      lax::broadcast_in_dim(int_scalar(0, id_type), operand.shape(), {}), indices, ids, dims);
+  Array won = lax::eq(gather_windows(landed, indices, updates, params), ids);
+  Array updates_ct = lax::select(won, gather_windows(ct[0], indices, updates, params),
+                                 rules::zeros_of(updates));
+  return {operand_ct, Array(), updates_ct};
+}
+
+// JAX's _scatter_batching_rule: operand and updates get the batch axis in front (broadcast
+// when unbatched). Unbatched indices: the batch axis is one more window dimension of full size.
+// Batched indices: a counter joins each index vector and picks the example's operand slice.
+std::vector<Array> scatter_batch(const BatchContext &ctx, std::span<const Array> vals,
+                                 std::span<const int64_t> dims, const Params &params,
+                                 std::vector<int64_t> &out_dims) {
+  Array operand = rules::batch_to_front(vals[0], dims[0], ctx.axis_size);
+  Array updates = rules::batch_to_front(vals[2], dims[2], ctx.axis_size);
+  Array indices = vals[1];
+  std::vector<int64_t> window = params.get_ints("update_window_dims");
+  std::vector<int64_t> inserted = params.get_ints("inserted_window_dims");
+  std::vector<int64_t> to_operand = params.get_ints("scatter_dims_to_operand_dims");
+  if (dims[1] == kNotBatched) {
+    window = shift_dims(window, true);
+    inserted = shift_dims(inserted);
+    to_operand = shift_dims(to_operand);
+  } else {
+    indices = with_batch_counter(rules::move_axis(indices, dims[1], 0), ctx.axis_size);
+    window = shift_dims(window);
+    inserted = shift_dims(inserted, true);
+    to_operand = shift_dims(to_operand, true);
+  }
+  out_dims = {0};
+  return bind(*ctx.prim, {operand, indices, updates},
+              scatter_params({window, inserted, to_operand}));
+}
+
 const Primitive &scatter_p = []() -> const Primitive & {
   Primitive p;
   p.name = "scatter";
@@ -425,6 +698,9 @@ const Primitive &scatter_p = []() -> const Primitive & {
   p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
     return scatter_impl(false, in, params, out);
   };
+  p.jvp = scatter_jvp;
+  p.vjp = scatter_vjp;
+  p.batch = scatter_batch;
   return register_primitive(std::move(p));
 }();
 
@@ -438,14 +714,11 @@ const Primitive &scatter_add_p = []() -> const Primitive & {
   p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
     return scatter_impl(true, in, params, out);
   };
+  p.jvp = scatter_add_jvp;
+  p.vjp = scatter_add_vjp;
+  p.batch = scatter_batch;
   return register_primitive(std::move(p));
 }();
-
-Params scatter_params(const lax::ScatterDimensionNumbers &dims) {
-  return {{"update_window_dims", dims.update_window_dims},
-          {"inserted_window_dims", dims.inserted_window_dims},
-          {"scatter_dims_to_operand_dims", dims.scatter_dims_to_operand_dims}};
-}
 
 } // namespace
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "../elementwise_impl.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -67,6 +68,8 @@ const Primitive &threefry2x32_p = []() -> const Primitive & {
     });
     return std::vector<Array>{y0, y1};
   };
+  // Integer outputs: no jvp/vjp. Elementwise over its four operands, so it batches as they do.
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
 
@@ -111,6 +114,7 @@ template <bool Left> const Primitive &def_shift(const char *name) {
     STRATA_DISPATCH(out[0].dtype, T, shift(T{}));
     return std::vector<Array>{z};
   };
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }
 
@@ -122,7 +126,8 @@ const Primitive &shift_right_logical_p = def_shift<false>("shift_right_logical")
 const Primitive &bitcast_p = []() -> const Primitive & {
   Primitive p;
   p.name = "bitcast_convert_type";
-  // The result's bits are not a differentiable function of the input's value: zero tangents.
+  // The result's bits are not a differentiable function of the input's value, whichever way
+  // the cast goes (int -> float included): zero tangents and no input cotangent.
   p.traits = kElementwise | kFusible | kNonDifferentiable;
   p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
     expect_arity("bitcast_convert_type", in, 1);
@@ -142,6 +147,7 @@ const Primitive &bitcast_p = []() -> const Primitive & {
       std::memcpy(z.mutable_data(), in[0].data(), static_cast<size_t>(z.nbytes()));
     return std::vector<Array>{z};
   };
+  p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
 

@@ -7,6 +7,7 @@
 
 #include "../elementwise_impl.h"
 #include "../thread_pool.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -401,11 +402,254 @@ AxisView axis_view(const Shape &shape, int64_t axis) {
   return v;
 }
 
+// ---- Transform rules ---------------------------------------------------------------------------
+// Written with lax:: ops only, so that they are themselves differentiable and batchable.
+struct Rules {
+  JvpRule jvp;
+  VjpRule vjp;
+  BatchRule batch;
+};
+
+/// Sorted, non-negative reduction axes of a rank-`rank` operand.
+std::vector<int64_t> sorted_axes(const Params &params, int64_t rank) {
+  std::vector<int64_t> axes = normalize_axes(params.get_ints("axes"), rank);
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+/// Broadcasts a reduced value `r` back to x's shape (the kept dimensions map in order).
+Array expand_back(const Array &r, const Array &x, const std::vector<int64_t> &axes) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end())
+      kept.push_back(d);
+  return lax::broadcast_in_dim(r, x.shape(), kept);
+}
+
+/// x shifted by k along `axis`: y[i] = x[i - k] (x[i + k] when `back`), `fill` where that
+/// falls outside. One pad whose negative side crops.
+Array shift(const Array &x, int64_t axis, int64_t k, double fill, bool back) {
+  std::vector<int64_t> lo(x.ndim(), 0), hi(x.ndim(), 0), interior(x.ndim(), 0);
+  k = std::min(k, x.shape()[axis]);
+  (back ? hi : lo)[axis] = k;
+  (back ? lo : hi)[axis] = -k;
+  return lax::pad(x, lax::convert_element_type(Array(fill), x.dtype(), x.weak_type()), lo, hi,
+                  interior);
+}
+
+/// y[i] = a[i] * y[i-1] + u[i] along `axis` (from the end when `reverse`), with y[-1] = 0: the
+/// linear recurrence that the tangents of cumprod, cummax and cummin obey. Solved in log2(n)
+/// doubling steps (Hillis-Steele), so it needs no division and is exact with zeros in `a`.
+Array linear_recurrence(Array a, Array u, int64_t axis, bool reverse) {
+  int64_t n = u.shape()[axis];
+  // Invariant: after the step of k, u[i] sums the terms of the 2k latest inputs and a[i] is the
+  // product of the 2k latest coefficients.
+  for (int64_t k = 1; k < n; k *= 2) {
+    u = lax::add(u, lax::mul(a, shift(u, axis, k, 0.0, reverse)));
+    if (2 * k < n)
+      a = lax::mul(a, shift(a, axis, k, 0.0, reverse));
+  }
+  return u;
+}
+/// The transpose in u of linear_recurrence: z[j] = c[j] + a[j+1] * z[j+1], the same recurrence
+/// run the other way with the coefficients shifted by one.
+Array linear_recurrence_transpose(const Array &a, const Array &c, int64_t axis, bool reverse) {
+  return linear_recurrence(shift(a, axis, 1, 0.0, !reverse), c, axis, !reverse);
+}
+
+/// The reduction's batch rule: the batch axis stays where it is and the axes move around it.
+std::vector<Array> reduce_batch(const BatchContext &ctx, std::span<const Array> vals,
+                                std::span<const int64_t> dims, const Params &params,
+                                std::vector<int64_t> &out_dims) {
+  int64_t b = dims[0], before = 0;
+  std::vector<int64_t> axes;
+  for (int64_t a : normalize_axes(params.get_ints("axes"), vals[0].ndim() - 1)) {
+    axes.push_back(a >= b ? a + 1 : a);
+    before += axes.back() < b;
+  }
+  Params q = params;
+  q.set("axes", axes);
+  out_dims = {b - before};
+  return bind(*ctx.prim, {vals[0]}, q);
+}
+
+const Rules reduce_sum_rules{
+    [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
+       const Params &params) -> std::vector<Array> {
+      return {lax::reduce_sum(t[0], params.get_ints("axes"))};
+    },
+    [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      return {expand_back(ct[0], x[0], sorted_axes(params, x[0].ndim()))};
+    },
+    reduce_batch};
+
+/// reduce_max/min: the derivative flows to the extrema, and ties share it evenly (as JAX):
+/// the weights are 1/count at the elements equal to the result, 0 elsewhere.
+Array chooser_weights(const Array &x, const Array &out, const std::vector<int64_t> &axes) {
+  Array ind = lax::convert_element_type(lax::eq(x, expand_back(out, x, axes)), x.dtype());
+  return lax::div(ind, expand_back(lax::reduce_sum(ind, axes), x, axes));
+}
+const Rules chooser_rules{
+    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+       const Params &params) -> std::vector<Array> {
+      std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
+      return {lax::reduce_sum(lax::mul(t[0], chooser_weights(x[0], out[0], axes)), axes)};
+    },
+    [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
+      return {lax::mul(expand_back(ct[0], x[0], axes), chooser_weights(x[0], out[0], axes))};
+    },
+    reduce_batch};
+
+/// d prod / d x[i] is the product of the other elements of x[i]'s group. It is computed
+/// without division (so zeros are handled exactly, any number of them) as the product of an
+/// exclusive cumprod from each side, along the reduced axes moved last and flattened.
+Array prod_of_others(const Array &x, const std::vector<int64_t> &axes) {
+  if (axes.empty())
+    return rules::full_like(x, 1);
+  std::vector<int64_t> perm;
+  Shape flat;
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
+      perm.push_back(d);
+      flat.push_back(x.shape()[d]);
+    }
+  for (int64_t a : axes) {
+    perm.push_back(a);
+    n *= x.shape()[a];
+  }
+  if (n == 0)
+    return x; // nothing to differentiate
+  int64_t ax = static_cast<int64_t>(flat.size());
+  flat.push_back(n);
+  Array xt = lax::transpose(x, perm);
+  Array y = lax::reshape(xt, flat);
+  Array before = shift(lax::cumprod(y, ax), ax, 1, 1.0, false);
+  Array after = shift(lax::cumprod(y, ax, /*reverse=*/true), ax, 1, 1.0, true);
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[perm[i]] = static_cast<int64_t>(i);
+  return lax::transpose(lax::reshape(lax::mul(before, after), xt.shape()), inverse);
+}
+const Rules reduce_prod_rules{
+    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+       const Params &params) -> std::vector<Array> {
+      std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
+      return {lax::reduce_sum(lax::mul(t[0], prod_of_others(x[0], axes)), axes)};
+    },
+    [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
+      return {lax::mul(expand_back(ct[0], x[0], axes), prod_of_others(x[0], axes))};
+    },
+    reduce_batch};
+
+/// argmax/argmin and the scans: `axis` moves past the batch axis, which stays in place.
+int64_t axis_past_batch(const Params &params, int64_t batched_rank, int64_t b) {
+  int64_t a = normalize_axis_param(params.get_int("axis"), batched_rank - 1);
+  return a >= b ? a + 1 : a;
+}
+std::vector<Array> arg_batch(const BatchContext &ctx, std::span<const Array> vals,
+                             std::span<const int64_t> dims, const Params &params,
+                             std::vector<int64_t> &out_dims) {
+  int64_t b = dims[0], a = axis_past_batch(params, vals[0].ndim(), b);
+  Params q = params;
+  q.set("axis", a);
+  out_dims = {a < b ? b - 1 : b};
+  return bind(*ctx.prim, {vals[0]}, q);
+}
+std::vector<Array> cum_batch(const BatchContext &ctx, std::span<const Array> vals,
+                             std::span<const int64_t> dims, const Params &params,
+                             std::vector<int64_t> &out_dims) {
+  Params q = params;
+  q.set("axis", axis_past_batch(params, vals[0].ndim(), dims[0]));
+  out_dims = {dims[0]};
+  return bind(*ctx.prim, {vals[0]}, q);
+}
+
+struct ScanParams {
+  int64_t axis;
+  bool reverse;
+};
+ScanParams scan_params(const Params &params, const Array &x) {
+  return {normalize_axis_param(params.get_int("axis"), x.ndim()), params.get_bool("reverse")};
+}
+
+const Rules cumsum_rules{
+    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+       const Params &params) -> std::vector<Array> {
+      ScanParams s = scan_params(params, x[0]);
+      return {lax::cumsum(t[0], s.axis, s.reverse)};
+    },
+    [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      ScanParams s = scan_params(params, x[0]);
+      return {lax::cumsum(ct[0], s.axis, !s.reverse)};
+    },
+    cum_batch};
+
+// cumprod: dy[i] = x[i] * dy[i-1] + t[i] * y[i-1], a linear recurrence in t whose transpose
+// gives the vjp. No division, so zeros in x are handled exactly.
+const Rules cumprod_rules{
+    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+       const Params &params) -> std::vector<Array> {
+      ScanParams s = scan_params(params, x[0]);
+      Array u = lax::mul(t[0], shift(out[0], s.axis, 1, 1.0, s.reverse));
+      return {linear_recurrence(x[0], u, s.axis, s.reverse)};
+    },
+    [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      ScanParams s = scan_params(params, x[0]);
+      return {lax::mul(shift(out[0], s.axis, 1, 1.0, s.reverse),
+                       linear_recurrence_transpose(x[0], ct[0], s.axis, s.reverse))};
+    },
+    cum_batch};
+
+// cummax/cummin: the tangent of y[i] is that of the latest j <= i where x[j] == y[j] (x[j]
+// reached the running extremum; on ties the latest one wins). With m = (x == y):
+// dy[i] = m[i] ? t[i] : dy[i-1], the linear recurrence with a = 1 - m, u = m * t.
+Array cum_extremum_mask(const Array &x, const Array &out) {
+  return lax::convert_element_type(lax::eq(x, out), x.dtype());
+}
+const Rules cum_extremum_rules{
+    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+       const Params &params) -> std::vector<Array> {
+      ScanParams s = scan_params(params, x[0]);
+      Array m = cum_extremum_mask(x[0], out[0]);
+      return {linear_recurrence(lax::sub(rules::full_like(m, 1), m), lax::mul(m, t[0]), s.axis,
+                                s.reverse)};
+    },
+    [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
+       const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array()};
+      ScanParams s = scan_params(params, x[0]);
+      Array m = cum_extremum_mask(x[0], out[0]);
+      Array a = lax::sub(rules::full_like(m, 1), m);
+      return {lax::mul(m, linear_recurrence_transpose(a, ct[0], s.axis, s.reverse))};
+    },
+    cum_batch};
+
 template <class Op, bool AllowBool>
-const Primitive &def_reduce(const char *name, uint32_t traits) {
+const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
   Primitive p;
   p.name = name;
   p.traits = traits | kReduction;
+  p.jvp = r.jvp;
+  p.vjp = r.vjp;
+  p.batch = r.batch;
   p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
     expect_arity(name, in, 1);
     const AbstractValue &x = in[0];
@@ -432,10 +676,12 @@ const Primitive &def_reduce(const char *name, uint32_t traits) {
   return register_primitive(std::move(p));
 }
 
-const Primitive &reduce_sum_p = def_reduce<SumOp, false>("reduce_sum", kLinear);
-const Primitive &reduce_prod_p = def_reduce<ProdOp, false>("reduce_prod", kNone);
-const Primitive &reduce_max_p = def_reduce<MaxOp, true>("reduce_max", kNone);
-const Primitive &reduce_min_p = def_reduce<MinOp, true>("reduce_min", kNone);
+const Primitive &reduce_sum_p =
+    def_reduce<SumOp, false>("reduce_sum", kLinear, reduce_sum_rules);
+const Primitive &reduce_prod_p =
+    def_reduce<ProdOp, false>("reduce_prod", kNone, reduce_prod_rules);
+const Primitive &reduce_max_p = def_reduce<MaxOp, true>("reduce_max", kNone, chooser_rules);
+const Primitive &reduce_min_p = def_reduce<MinOp, true>("reduce_min", kNone, chooser_rules);
 
 // ---- argmax / argmin ---------------------------------------------------------------------------
 /// Whether v replaces the current best: strictly better, or the first NaN (NaN is the extremum).
@@ -547,6 +793,7 @@ template <bool IsMax> const Primitive &def_arg(const char *name) {
   Primitive p;
   p.name = name;
   p.traits = kNonDifferentiable;
+  p.batch = arg_batch;
   p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
     expect_arity(name, in, 1);
     const AbstractValue &x = in[0];
@@ -681,10 +928,14 @@ void cum_kernel(const T *x, T *y, const AxisView &v, bool reverse) {
   });
 }
 
-template <class Op, bool AllowBool> const Primitive &def_cum(const char *name, uint32_t traits) {
+template <class Op, bool AllowBool>
+const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
   Primitive p;
   p.name = name;
   p.traits = traits;
+  p.jvp = r.jvp;
+  p.vjp = r.vjp;
+  p.batch = r.batch;
   p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
     expect_arity(name, in, 1);
     const AbstractValue &x = in[0];
@@ -712,10 +963,10 @@ template <class Op, bool AllowBool> const Primitive &def_cum(const char *name, u
   return register_primitive(std::move(p));
 }
 
-const Primitive &cumsum_p = def_cum<SumOp, false>("cumsum", kLinear);
-const Primitive &cumprod_p = def_cum<ProdOp, false>("cumprod", kNone);
-const Primitive &cummax_p = def_cum<MaxOp, true>("cummax", kNone);
-const Primitive &cummin_p = def_cum<MinOp, true>("cummin", kNone);
+const Primitive &cumsum_p = def_cum<SumOp, false>("cumsum", kLinear, cumsum_rules);
+const Primitive &cumprod_p = def_cum<ProdOp, false>("cumprod", kNone, cumprod_rules);
+const Primitive &cummax_p = def_cum<MaxOp, true>("cummax", kNone, cum_extremum_rules);
+const Primitive &cummin_p = def_cum<MinOp, true>("cummin", kNone, cum_extremum_rules);
 
 } // namespace
 

@@ -2,8 +2,10 @@
 // dynamic_update_slice, pad, concatenate): rules, the strided-copy kernel they share, wrappers.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "../elementwise_impl.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -227,6 +229,58 @@ int64_t dot(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
   return acc;
 }
 
+// ---- Shared pieces of the transform rules -------------------------------------------------------
+// The jvp, vjp and batch rules use lax:: ops only, so that they are themselves differentiable and
+// batchable. Every primitive here but iota is linear in its floating inputs: its jvp applies the
+// primitive to the tangents, and its vjp is the transpose.
+using Arrays = std::span<const Array>;
+using Dims = std::span<const int64_t>;
+
+/// Axis `d` of the unbatched value, as an axis of the value batched at `bdim`.
+int64_t batched_axis(int64_t d, int64_t bdim) { return d < bdim ? d : d + 1; }
+
+/// `v` with `x` inserted at position `at`.
+template <class T> std::vector<T> inserted(std::vector<T> v, size_t at, T x) {
+  v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), std::move(x));
+  return v;
+}
+
+/// t, or materialized zeros of `like`'s type when t is a symbolic zero.
+Array or_zeros(const Array &t, const Array &like) {
+  return rules::is_zero(t) ? rules::zeros_of(like) : t;
+}
+
+/// A rank-0 zero of `dtype` (the padding value of the linear pads in the rules).
+Array zero_scalar(DType dtype) { return lax::convert_element_type(Array(0.0), dtype); }
+
+/// The start indices (inputs `first` on) of dynamic_slice or dynamic_update_slice, as a list.
+std::vector<Array> starts_of(Arrays in, size_t first) { return {in.begin() + first, in.end()}; }
+
+/// Sum of all elements (a rank-0 x is its own sum).
+Array total(const Array &x) {
+  std::vector<int64_t> all(x.ndim());
+  std::iota(all.begin(), all.end(), 0);
+  return all.empty() ? x : lax::reduce_sum(x, all);
+}
+
+/// Per-example start indices as the [B, n] int64 index matrix of a gather or scatter, led by the
+/// example number when the operand is batched (at axis 0). dus_sizes, when given, clamps the
+/// starts as dynamic_update_slice does (scatter drops out-of-bounds windows instead).
+Array batched_starts(int64_t size, Arrays starts, Dims dims, bool operand_batched,
+                     const Shape &operand_shape, const Shape *dus_sizes = nullptr) {
+  std::vector<Array> cols;
+  if (operand_batched)
+    cols.push_back(lax::iota(DType::Int64, {size, 1}, 0));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    Array s = lax::convert_element_type(starts[k], DType::Int64);
+    s = rules::batch_to_front(s, dims[k], size);
+    if (dus_sizes)
+      s = lax::clamp(Array(int64_t{0}), s, Array(operand_shape[k] - (*dus_sizes)[k]));
+    cols.push_back(lax::reshape(s, {size, 1}));
+  }
+  return cols.size() == 1 ? cols[0] : lax::concatenate(cols, 1);
+}
+
 // ---- iota -------------------------------------------------------------------------------------
 const Primitive &iota_p = [] () -> const Primitive & {
   Primitive p;
@@ -268,6 +322,15 @@ const Primitive &iota_p = [] () -> const Primitive & {
     if (y.size() > period)
       copy_strided(y, period, y, 0, {{y.size() / period - 1, period}, {period, 1}, {0, 1}});
     return one(y);
+  };
+  // No operands: no level ever holds a tracer of it, so jvp, grad and vmap never call these;
+  // they keep the rule table complete.
+  p.jvp = [](Arrays, Arrays, Arrays, const Params &) -> std::vector<Array> { return {Array()}; };
+  p.vjp = [](Arrays, Arrays, Arrays, const Params &) -> std::vector<Array> { return {}; };
+  p.batch = [](const BatchContext &ctx, Arrays, Dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    out_dims = {kNotBatched};
+    return bind(*ctx.prim, {}, params);
   };
   return register_primitive(std::move(p));
 }();
@@ -320,6 +383,30 @@ const Primitive &broadcast_in_dim_p = [] () -> const Primitive & {
     copy_strided(y, 0, x, 0, plan);
     return one(y);
   };
+  p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::broadcast_in_dim(t[0], params.get_ints("shape"),
+                                  params.get_ints("broadcast_dimensions"))};
+  };
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    return {rules::unbroadcast(ct[0], x[0].shape(), params.get_ints("broadcast_dimensions"))};
+  };
+  // The batch axis goes right after the output dim of the operand dim before it, so the
+  // broadcast dimensions stay increasing and no transpose is needed.
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    size_t b = static_cast<size_t>(dims[0]);
+    const auto &bd = params.get_ints("broadcast_dimensions");
+    int64_t out_b = b == 0 ? 0 : bd[b - 1] + 1;
+    std::vector<int64_t> nbd;
+    for (int64_t d : bd)
+      nbd.push_back(batched_axis(d, out_b));
+    nbd.insert(nbd.begin() + static_cast<std::ptrdiff_t>(b), out_b);
+    out_dims = {out_b};
+    return one(lax::broadcast_in_dim(
+        x[0], inserted(params.get_ints("shape"), out_b, ctx.axis_size), nbd));
+  };
   return register_primitive(std::move(p));
 }();
 
@@ -340,6 +427,21 @@ const Primitive &reshape_p = [] () -> const Primitive & {
   };
   p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
     return one(alias(in[0], out[0])); // arrays are dense row-major: no data moves
+  };
+  p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::reshape(t[0], params.get_ints("new_sizes"))};
+  };
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    return {lax::reshape(ct[0], x[0].shape())};
+  };
+  // Row-major reshapes keep a leading batch axis apart from the rest.
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    out_dims = {0};
+    return one(lax::reshape(rules::move_axis(x[0], dims[0], 0),
+                            inserted(params.get_ints("new_sizes"), 0, ctx.axis_size)));
   };
   return register_primitive(std::move(p));
 }();
@@ -383,6 +485,27 @@ const Primitive &transpose_p = [] () -> const Primitive & {
     copy_strided(y, 0, x, 0, plan);
     return one(y);
   };
+  p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::transpose(t[0], params.get_ints("permutation"))};
+  };
+  p.vjp = [](Arrays, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    const auto &perm = params.get_ints("permutation");
+    std::vector<int64_t> inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      inv[perm[i]] = static_cast<int64_t>(i);
+    return {lax::transpose(ct[0], inv)};
+  };
+  // One transpose that also brings the batch axis to the front.
+  p.batch = [](const BatchContext &, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    std::vector<int64_t> perm{dims[0]};
+    for (int64_t d : params.get_ints("permutation"))
+      perm.push_back(batched_axis(d, dims[0]));
+    out_dims = {0};
+    return one(lax::transpose(x[0], perm));
+  };
   return register_primitive(std::move(p));
 }();
 
@@ -419,6 +542,22 @@ const Primitive &rev_p = [] () -> const Primitive & {
     Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
     copy_strided(y, 0, x, src_off, plan);
     return one(y);
+  };
+  p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::rev(t[0], params.get_ints("dimensions"))};
+  };
+  p.vjp = [](Arrays, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    return {lax::rev(ct[0], params.get_ints("dimensions"))};
+  };
+  p.batch = [](const BatchContext &, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    std::vector<int64_t> rd;
+    for (int64_t d : params.get_ints("dimensions"))
+      rd.push_back(batched_axis(d, dims[0]));
+    out_dims = {dims[0]};
+    return one(lax::rev(x[0], rd));
   };
   return register_primitive(std::move(p));
 }();
@@ -469,6 +608,36 @@ const Primitive &slice_p = [] () -> const Primitive & {
     copy_strided(y, 0, x, dot(params.get_ints("start"), xs), plan);
     return one(y);
   };
+  p.jvp = [](Arrays x, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::slice(t[0], params.get_ints("start"), params.get_ints("limit"),
+                       slice_strides(params, x[0].shape().size()))};
+  };
+  // The transpose spreads the cotangent back with zeros: low = start, interior = stride - 1,
+  // and high whatever is left after the last element taken.
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    const Shape &in = x[0].shape(), &out = ct[0].shape();
+    const auto &start = params.get_ints("start");
+    std::vector<int64_t> strides = slice_strides(params, in.size());
+    std::vector<int64_t> high(in.size()), interior(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      int64_t last = out[i] == 0 ? start[i] : start[i] + (out[i] - 1) * strides[i] + 1;
+      high[i] = in[i] - last;
+      interior[i] = strides[i] - 1;
+    }
+    return {lax::pad(ct[0], zero_scalar(ct[0].dtype()), start, high,
+                     interior)};
+  };
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    size_t b = static_cast<size_t>(dims[0]);
+    out_dims = {dims[0]};
+    return one(lax::slice(x[0], inserted(params.get_ints("start"), b, int64_t{0}),
+                          inserted(params.get_ints("limit"), b, ctx.axis_size),
+                          inserted(slice_strides(params, x[0].shape().size() - 1), b,
+                                   int64_t{1})));
+  };
   return register_primitive(std::move(p));
 }();
 
@@ -500,6 +669,46 @@ const Primitive &dynamic_slice_p = [] () -> const Primitive & {
     Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
     copy_strided(y, 0, x, dot(start, xs), {out[0].shape, strides_of(out[0].shape), xs});
     return one(y);
+  };
+  p.jvp = [](Arrays x, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(t[0]))
+      return {Array()};
+    return {lax::dynamic_slice(t[0], starts_of(x, 1), params.get_ints("slice_sizes"))};
+  };
+  // Start indices are integers: no cotangent.
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+    std::vector<Array> g(x.size());
+    if (!rules::is_zero(ct[0]))
+      g[0] = lax::dynamic_update_slice(rules::zeros_of(x[0]), ct[0], starts_of(x, 1));
+    return g;
+  };
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    const Shape &sizes = params.get_ints("slice_sizes");
+    if (std::all_of(dims.begin() + 1, dims.end(), [](int64_t d) { return d == kNotBatched; })) {
+      // Shared starts: the batch axis is sliced whole, in place.
+      size_t b = static_cast<size_t>(dims[0]);
+      out_dims = {dims[0]};
+      return one(lax::dynamic_slice(x[0], inserted(starts_of(x, 1), b, Array(int32_t{0})),
+                                    inserted(sizes, b, ctx.axis_size)));
+    }
+    // Per-example starts: one gather whose index vectors are the starts (and the example
+    // number when the operand is batched too); gather clamps the starts as dynamic_slice does.
+    bool batched = dims[0] != kNotBatched;
+    Array operand = batched ? rules::move_axis(x[0], dims[0], 0) : x[0];
+    Shape shape = x[0].shape();
+    if (batched)
+      shape.erase(shape.begin() + dims[0]);
+    Array idx = batched_starts(ctx.axis_size, x.subspan(1), dims.subspan(1), batched, shape);
+    lax::GatherDimensionNumbers dn;
+    dn.offset_dims.resize(sizes.size());
+    std::iota(dn.offset_dims.begin(), dn.offset_dims.end(), 1);
+    dn.start_index_map.resize(sizes.size() + (batched ? 1 : 0));
+    std::iota(dn.start_index_map.begin(), dn.start_index_map.end(), 0);
+    if (batched)
+      dn.collapsed_slice_dims = {0};
+    out_dims = {0};
+    return one(lax::gather(operand, idx, dn, batched ? inserted(sizes, 0, int64_t{1}) : sizes));
   };
   return register_primitive(std::move(p));
 }();
@@ -540,6 +749,44 @@ const Primitive &dynamic_update_slice_p = [] () -> const Primitive & {
     copy_strided(y, 0, x, 0, {{x.size()}, {1}, {1}});
     copy_strided(y, dot(start, xs), u, 0, {u.shape(), xs, strides_of(u.shape())});
     return one(y);
+  };
+  p.jvp = [](Arrays x, Arrays t, Arrays, const Params &) -> std::vector<Array> {
+    if (rules::is_zero(t[0]) && rules::is_zero(t[1]))
+      return {Array()};
+    return {lax::dynamic_update_slice(or_zeros(t[0], x[0]), or_zeros(t[1], x[1]),
+                                      starts_of(x, 2))};
+  };
+  // The operand's cotangent is ct with the updated window zeroed; the update's is that window.
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+    std::vector<Array> g(x.size());
+    if (rules::is_zero(ct[0]))
+      return g;
+    std::vector<Array> starts = starts_of(x, 2);
+    g[0] = lax::dynamic_update_slice(ct[0], rules::zeros_of(x[1]), starts);
+    g[1] = lax::dynamic_slice(ct[0], starts, x[1].shape());
+    return g;
+  };
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &,
+               std::vector<int64_t> &out_dims) {
+    Array operand = rules::batch_to_front(x[0], dims[0], ctx.axis_size);
+    Array update = rules::batch_to_front(x[1], dims[1], ctx.axis_size);
+    out_dims = {0};
+    if (std::all_of(dims.begin() + 2, dims.end(), [](int64_t d) { return d == kNotBatched; }))
+      return one(lax::dynamic_update_slice(operand, update,
+                                           inserted(starts_of(x, 2), 0, Array(int32_t{0}))));
+    // Per-example starts: one scatter, each example writing its own row of the batch axis.
+    // Scatter drops windows that do not fit, so the starts are clamped first.
+    Shape operand_shape(operand.shape().begin() + 1, operand.shape().end());
+    Shape update_shape(update.shape().begin() + 1, update.shape().end());
+    Array idx = batched_starts(ctx.axis_size, x.subspan(2), dims.subspan(2), true, operand_shape,
+                               &update_shape);
+    lax::ScatterDimensionNumbers dn;
+    dn.update_window_dims.resize(operand.ndim() - 1);
+    std::iota(dn.update_window_dims.begin(), dn.update_window_dims.end(), 1);
+    dn.inserted_window_dims = {0};
+    dn.scatter_dims_to_operand_dims.resize(operand.ndim());
+    std::iota(dn.scatter_dims_to_operand_dims.begin(), dn.scatter_dims_to_operand_dims.end(), 0);
+    return one(lax::scatter(operand, idx, update, dn));
   };
   return register_primitive(std::move(p));
 }();
@@ -612,6 +859,60 @@ const Primitive &pad_p = [] () -> const Primitive & {
     copy_strided(y, dst_off, x, src_off, plan);
     return one(y);
   };
+  p.jvp = [](Arrays x, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    return {lax::pad(or_zeros(t[0], x[0]), or_zeros(t[1], x[1]), params.get_ints("low"),
+                     params.get_ints("high"), params.get_ints("interior"))};
+  };
+  // The operand's cotangent: undo low/high with the opposite padding (zeros where they
+  // cropped), then take every (interior + 1)-th element. The padding value's: the sum of ct
+  // where the output holds padding, found with a mask (exact, unlike sum(ct) - sum(ct_x)).
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array(), Array()};
+    if (x[0].ndim() == 0) // the pad of a scalar is the scalar itself
+      return {ct[0], rules::zeros_of(x[1])};
+    const auto &low = params.get_ints("low"), &high = params.get_ints("high"),
+               &interior = params.get_ints("interior");
+    size_t r = low.size();
+    std::vector<int64_t> nlow(r), nhigh(r), zeros(r, 0), step(r);
+    for (size_t i = 0; i < r; ++i) {
+      nlow[i] = -low[i];
+      nhigh[i] = -high[i];
+      step[i] = interior[i] + 1;
+    }
+    Array unpadded = lax::pad(ct[0], zero_scalar(ct[0].dtype()), nlow, nhigh, zeros);
+    Array gx = lax::slice(unpadded, zeros, unpadded.shape(), step);
+    Array mask = lax::pad(lax::broadcast_in_dim(Array(true), x[0].shape(), {}), Array(false),
+                          low, high, interior);
+    Array gv = total(lax::select(mask, rules::zeros_of(ct[0]), ct[0]));
+    return {gx, gv};
+  };
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    const auto &low = params.get_ints("low"), &high = params.get_ints("high"),
+               &interior = params.get_ints("interior");
+    if (dims[1] == kNotBatched) { // pad the batch axis by nothing, in place
+      size_t b = static_cast<size_t>(dims[0]);
+      out_dims = {dims[0]};
+      return one(lax::pad(x[0], x[1], inserted(low, b, int64_t{0}), inserted(high, b, int64_t{0}),
+                          inserted(interior, b, int64_t{0})));
+    }
+    // Per-example padding values: pad with zeros, then select each example's value where the
+    // output holds padding (the mask is the unbatched pad of `true` with `false`).
+    Array operand = rules::batch_to_front(x[0], dims[0], ctx.axis_size);
+    Array y = lax::pad(operand, zero_scalar(x[1].dtype()),
+                       inserted(low, 0, int64_t{0}), inserted(high, 0, int64_t{0}),
+                       inserted(interior, 0, int64_t{0}));
+    Shape shape(operand.shape().begin() + 1, operand.shape().end());
+    Array inside = lax::broadcast_in_dim(Array(true), shape, {});
+    Array mask = lax::pad(inside, Array(false), low, high, interior);
+    std::vector<int64_t> rest(mask.ndim());
+    std::iota(rest.begin(), rest.end(), 1);
+    mask = lax::broadcast_in_dim(mask, y.shape(), rest);
+    Array value = lax::broadcast_in_dim(x[1], y.shape(), {0});
+    out_dims = {0};
+    return one(lax::select(mask, y, value));
+  };
   return register_primitive(std::move(p));
 }();
 
@@ -659,6 +960,34 @@ const Primitive &concatenate_p = [] () -> const Primitive & {
       pos += x.shape()[dim];
     }
     return one(y);
+  };
+  p.jvp = [](Arrays x, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
+    std::vector<Array> ts;
+    for (size_t i = 0; i < x.size(); ++i)
+      ts.push_back(or_zeros(t[i], x[i]));
+    return {lax::concatenate(ts, params.get_int("dimension"))};
+  };
+  // Each operand's cotangent is its own stretch of ct along the dimension.
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+    std::vector<Array> g(x.size());
+    if (rules::is_zero(ct[0]))
+      return g;
+    size_t dim = static_cast<size_t>(params.get_int("dimension"));
+    std::vector<int64_t> start(ct[0].ndim(), 0), limit = ct[0].shape();
+    for (size_t i = 0; i < x.size(); ++i) {
+      limit[dim] = start[dim] + x[i].shape()[dim];
+      g[i] = lax::slice(ct[0], start, limit);
+      start[dim] = limit[dim];
+    }
+    return g;
+  };
+  p.batch = [](const BatchContext &ctx, Arrays x, Dims dims, const Params &params,
+               std::vector<int64_t> &out_dims) {
+    std::vector<Array> xs;
+    for (size_t i = 0; i < x.size(); ++i)
+      xs.push_back(rules::batch_to_front(x[i], dims[i], ctx.axis_size));
+    out_dims = {0};
+    return one(lax::concatenate(xs, params.get_int("dimension") + 1));
   };
   return register_primitive(std::move(p));
 }();

@@ -1,12 +1,14 @@
 // sort: a stable sort of several operands along one dimension, ordered lexicographically by the
 // first num_keys of them, NaNs last.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
 
 #include "../elementwise_impl.h"
 #include "../thread_pool.h"
+#include "../transforms/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -146,12 +148,84 @@ std::vector<Array> sort_impl(std::span<const Array> in, const Params &params,
   return result;
 }
 
+// ---- Transform rules ---------------------------------------------------------------------------
+// Sorting permutes each line, so tangents and cotangents move by the same permutation. Both
+// rules use sort itself (no gather), so they are differentiable and batchable like any op.
+struct SortParams {
+  int64_t dim, num_keys;
+};
+SortParams sort_params(const Params &params, int64_t rank) {
+  int64_t dim = params.get_int("dimension");
+  return {dim < 0 ? dim + rank : dim, params.get_int("num_keys")};
+}
+
+// The tangents ride along as extra operands of the same sort (same keys, so same permutation).
+std::vector<Array> sort_jvp(std::span<const Array> x, std::span<const Array> t,
+                            std::span<const Array>, const Params &params) {
+  SortParams s = sort_params(params, x[0].ndim());
+  std::vector<Array> ops(x.begin(), x.begin() + s.num_keys);
+  for (const Array &ti : t)
+    if (!rules::is_zero(ti))
+      ops.push_back(ti);
+  std::vector<Array> sorted = lax::sort(ops, s.dim, s.num_keys);
+  std::vector<Array> out(x.size());
+  size_t next = static_cast<size_t>(s.num_keys);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!rules::is_zero(t[i]))
+      out[i] = sorted[next++];
+  return out;
+}
+
+// The permutation comes from sorting an iota with the keys; sorting the cotangents by the
+// permutation applies its inverse, which sends each cotangent back to its input position.
+std::vector<Array> sort_vjp(std::span<const Array> x, std::span<const Array>,
+                            std::span<const Array> ct, const Params &params) {
+  SortParams s = sort_params(params, x[0].ndim());
+  std::vector<size_t> which;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!rules::is_zero(ct[i]) && is_floating(x[i].dtype()))
+      which.push_back(i);
+  std::vector<Array> out(x.size());
+  if (which.empty())
+    return out;
+  DType idx = x[0].shape()[s.dim] <= INT32_MAX ? DType::Int32 : DType::Int64;
+  std::vector<Array> ops(x.begin(), x.begin() + s.num_keys);
+  ops.push_back(lax::iota(idx, x[0].shape(), s.dim));
+  Array perm = lax::sort(ops, s.dim, s.num_keys).back();
+  std::vector<Array> back{perm};
+  for (size_t i : which)
+    back.push_back(ct[i]);
+  std::vector<Array> unsorted = lax::sort(back, s.dim, 1);
+  for (size_t k = 0; k < which.size(); ++k)
+    out[which[k]] = unsorted[k + 1];
+  return out;
+}
+
+// Every operand batched at axis 0 (unbatched ones broadcast: all share one shape), so the
+// sorted dimension moves up by one.
+std::vector<Array> sort_batch(const BatchContext &ctx, std::span<const Array> vals,
+                              std::span<const int64_t> dims, const Params &params,
+                              std::vector<int64_t> &out_dims) {
+  size_t first = 0;
+  while (dims[first] == kNotBatched)
+    ++first;
+  SortParams s = sort_params(params, vals[first].ndim() - 1);
+  std::vector<Array> in;
+  for (size_t i = 0; i < vals.size(); ++i)
+    in.push_back(rules::batch_to_front(vals[i], dims[i], ctx.axis_size));
+  out_dims.assign(vals.size(), 0);
+  return lax::sort(in, s.dim + 1, s.num_keys);
+}
+
 const Primitive &sort_p = [] () -> const Primitive & {
   Primitive p;
   p.name = kOp;
   p.traits = kNone;
   p.shape_rule = sort_shape_rule;
   p.impl = sort_impl;
+  p.jvp = sort_jvp;
+  p.vjp = sort_vjp;
+  p.batch = sort_batch;
   return register_primitive(std::move(p));
 }();
 

@@ -143,7 +143,7 @@ std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
     detail::check_grad_output(out[0], "grad");
     return out;
   };
-  VjpResult r = vjp_flat(g, diff, "grad");
+  VjpResult r = vjp_flat(g, diff, "grad", /*reusable=*/false);
   return r.pullback({ones_like(r.outputs[0])});
 }
 

@@ -24,6 +24,7 @@ struct Node {
 struct Tape {
   std::vector<Node> nodes;
   int64_t next_id = 0;
+  bool used = false;
 };
 
 class GradLevel;
@@ -109,7 +110,7 @@ public:
       node.outs = bind_call(kind, f, node.primals); // nothing inside f is recorded here
       // Only the inputs are kept; the backward pass replays f under a fresh grad level.
       node.call_vjp = [f, saved](const std::vector<Array> &cts) {
-        return vjp_flat(f, saved, "checkpoint").pullback(cts);
+        return vjp_flat(f, saved, "checkpoint", /*reusable=*/false).pullback(cts);
       };
     } else if (kind.name == "custom_jvp") {
       node.outs = bind_call(kind, f, node.primals);
@@ -152,8 +153,11 @@ private:
 };
 
 // Runs the tape backwards from the output cotangents to the cotangents of `wanted` ids.
+// With `release`, each node's residuals are dropped once used, lowering the backward pass's
+// peak memory (single-use pullbacks: grad, value_and_grad).
 std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
-                            const std::vector<Array> &out_cts, const std::vector<int64_t> &wanted) {
+                            const std::vector<Array> &out_cts, const std::vector<int64_t> &wanted,
+                            bool release) {
   std::unordered_map<int64_t, Array> ct;
   auto accumulate = [&](int64_t id, const Array &c) {
     auto it = ct.find(id);
@@ -197,6 +201,8 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
                     ErrorKind::Internal);
       accumulate(n->in_ids[i], cin[i]);
     }
+    if (release)
+      *n = Node();
   }
   std::vector<Array> result;
   for (int64_t id : wanted) {
@@ -208,7 +214,8 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
 
 } // namespace
 
-VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::string &name) {
+VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::string &name,
+                   bool reusable) {
   auto level = std::make_shared<GradLevel>(name);
   std::vector<Array> outs;
   std::vector<int64_t> in_ids;
@@ -243,15 +250,18 @@ VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std
   for (const Array &p : primals)
     in_avals.push_back(abstract_of(p));
   std::shared_ptr<Tape> tape = level->tape;
-  r.pullback = [tape, out_ids, in_ids, out_avals, in_avals,
-                name](const std::vector<Array> &cts) -> std::vector<Array> {
+  r.pullback = [tape, out_ids, in_ids, out_avals, in_avals, name,
+                reusable](const std::vector<Array> &cts) -> std::vector<Array> {
+    if (!reusable && tape->used)
+      fail(name, "this pullback was already used once (its residuals are released)");
     if (cts.size() != out_avals.size())
       fail(name, "pullback takes ", out_avals.size(), " cotangents, got ", cts.size());
     for (size_t i = 0; i < cts.size(); ++i)
       if (cts[i].shape() != out_avals[i].shape || cts[i].dtype() != out_avals[i].dtype)
         fail(name, "cotangent ", i, " is ", cts[i].type_str(), " but the output is ",
              out_avals[i].str());
-    std::vector<Array> g = backward(*tape, out_ids, cts, in_ids);
+    std::vector<Array> g = backward(*tape, out_ids, cts, in_ids, !reusable);
+    tape->used = true;
     for (size_t i = 0; i < g.size(); ++i)
       if (!g[i].valid())
         g[i] = zeros(in_avals[i].shape, in_avals[i].dtype);

@@ -47,7 +47,7 @@ Array batch_to_front(const Array &x, int64_t bdim, int64_t size) {
 std::vector<Array> batch_elementwise(const BatchContext &ctx,
                                      std::span<const Array> vals, std::span<const int64_t> dims,
                                      const Params &params, std::vector<int64_t> &out_dims,
-                                     bool scalars_broadcast) {
+                                     std::vector<int> scalar_operands) {
   if (vals.size() == 1) { // unary: the batch axis stays where it is
     std::vector<Array> outs = bind(*ctx.prim, {vals[0]}, params);
     out_dims.assign(outs.size(), dims[0]);
@@ -56,11 +56,13 @@ std::vector<Array> batch_elementwise(const BatchContext &ctx,
   std::vector<Array> in;
   size_t full_rank = 0;
   for (size_t i = 0; i < vals.size(); ++i) {
-    bool keep = scalars_broadcast && dims[i] == kNotBatched && vals[i].ndim() == 0;
+    bool may_be_scalar = std::find(scalar_operands.begin(), scalar_operands.end(),
+                                   static_cast<int>(i)) != scalar_operands.end();
+    bool keep = may_be_scalar && dims[i] == kNotBatched && vals[i].ndim() == 0;
     in.push_back(keep ? vals[i] : batch_to_front(vals[i], dims[i], ctx.axis_size));
     full_rank = std::max<size_t>(full_rank, in.back().ndim());
   }
-  if (scalars_broadcast) { // a batched scalar ([B]) meets operands of shape [B, ...]
+  if (!scalar_operands.empty()) { // a batched scalar ([B]) meets operands of shape [B, ...]
     Shape full;
     for (const Array &x : in)
       if (static_cast<size_t>(x.ndim()) == full_rank)
@@ -77,11 +79,11 @@ std::vector<Array> batch_elementwise(const BatchContext &ctx,
   return outs;
 }
 
-BatchRule elementwise_batch_rule(bool scalars_broadcast) {
-  return [scalars_broadcast](const BatchContext &ctx, std::span<const Array> vals,
+BatchRule elementwise_batch_rule(std::vector<int> scalar_operands) {
+  return [scalar_operands](const BatchContext &ctx, std::span<const Array> vals,
                              std::span<const int64_t> dims, const Params &params,
                              std::vector<int64_t> &out_dims) {
-    return batch_elementwise(ctx, vals, dims, params, out_dims, scalars_broadcast);
+    return batch_elementwise(ctx, vals, dims, params, out_dims, scalar_operands);
   };
 }
 

@@ -28,14 +28,14 @@ Array move_axis(const Array &x, int64_t from, int64_t to);
 Array batch_to_front(const Array &x, int64_t bdim, int64_t size);
 /// The common rule of elementwise primitives: every operand batched at axis 0 (unbatched ones
 /// broadcast), the primitive applied once, outputs batched at 0. Unary ops keep their axis.
-/// With scalars_broadcast (select's predicate, clamp's bounds), unbatched rank-0 operands stay
-/// scalars.
+/// The operands listed in scalar_operands (select's predicate, clamp's bounds) may be scalars
+/// beside larger operands: unbatched rank-0 ones stay scalars.
 std::vector<Array> batch_elementwise(const BatchContext &ctx,
                                      std::span<const Array> vals, std::span<const int64_t> dims,
                                      const Params &params, std::vector<int64_t> &out_dims,
-                                     bool scalars_broadcast = false);
+                                     std::vector<int> scalar_operands = {});
 /// The BatchRule of elementwise primitives (see batch_elementwise).
-BatchRule elementwise_batch_rule(bool scalars_broadcast = false);
+BatchRule elementwise_batch_rule(std::vector<int> scalar_operands = {});
 
 /// Sum of `ct` over the dimensions that broadcast_in_dim added or stretched, to get the
 /// cotangent of its operand of shape `operand_shape`.

@@ -1,0 +1,68 @@
+"""PyTorch 1.13 peers for the CPU benchmarks, measured in the same scripts/bench run.
+Prints one JSON line per measurement: {"peer": name, "value": milliseconds}."""
+import json
+import sys
+import time
+
+import os
+
+import torch
+
+# The peer gets its best thread count: 1 or as many as Strata uses (all cores by default).
+THREAD_CHOICES = sorted({1, int(os.environ.get("STRATA_NUM_THREADS", os.cpu_count()))})
+
+
+def median_time(fn, reps=5, inner=1):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        ts.append((time.perf_counter() - t0) / inner)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def per_example_grads():
+    torch.manual_seed(0)
+    w1 = (torch.randn(784, 256) * 0.05).requires_grad_()
+    b1 = torch.zeros(256, requires_grad=True)
+    w2 = (torch.randn(256, 10) * 0.05).requires_grad_()
+    b2 = torch.zeros(10, requires_grad=True)
+    x = torch.randn(128, 784)
+    y = torch.randint(0, 10, (128,))
+    params = [w1, b1, w2, b2]
+
+    def loss(w1, b1, w2, b2, x, y):
+        h = torch.relu(x @ w1 + b1)
+        logits = h @ w2 + b2
+        return torch.nn.functional.cross_entropy(logits.unsqueeze(0), y.unsqueeze(0),
+                                                 reduction="sum")
+
+    def loop():
+        for i in range(128):
+            torch.autograd.grad(loss(*params, x[i], y[i]), params)
+
+    out = {"torch_per_example_loop": median_time(loop) * 1e3}
+    try:
+        from functorch import grad, vmap
+        vg = vmap(grad(loss, argnums=(0, 1, 2, 3)), in_dims=(None, None, None, None, 0, 0))
+        ps = [p.detach() for p in params]
+        out["functorch_vmap_grad"] = median_time(lambda: vg(*ps, x, y)) * 1e3
+    except Exception as e:  # functorch missing or failing: report, do not crash the run
+        print("functorch peer failed:", e, file=sys.stderr)
+    return out
+
+
+if __name__ == "__main__":
+    flt = sys.argv[1] if len(sys.argv) > 1 else ""
+    if flt in "per_example_grad_mlp784_vmap_vs_loop":  # the filter is a substring of names
+        best = {}
+        for n in THREAD_CHOICES:
+            torch.set_num_threads(n)
+            for k, v in per_example_grads().items():
+                if k not in best or v < best[k][0]:
+                    best[k] = (v, n)
+        for k, (v, n) in best.items():
+            print(json.dumps({"peer": k, "value": v, "threads": n}))
