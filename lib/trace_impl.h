@@ -23,6 +23,8 @@ struct CallKind {
   /// cotangents; num_outputs splits fwd's result.
   FlatFn fwd, bwd;
   size_t num_outputs = 0;
+  /// checkpoint: what the forward pass keeps.
+  CheckpointPolicy policy;
 };
 
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {

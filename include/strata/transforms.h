@@ -40,8 +40,26 @@ STRATA_EXPORT std::vector<AbstractValue> eval_shape_flat(const FlatFn &f,
 /// Gradient of a scalar-valued flat function with respect to the arguments in argnums.
 STRATA_EXPORT std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
                                            const std::vector<int> &argnums = {0});
-/// f, rematerialized under grad: only its inputs are saved; the backward pass replays it.
-STRATA_EXPORT FlatFn checkpoint_flat(FlatFn f);
+/// What a checkpointed function keeps from its forward pass for the backward pass (besides its
+/// inputs); everything else is recomputed.
+struct CheckpointPolicy {
+  enum class Kind { Nothing, Dots, Names };
+  Kind kind = Kind::Nothing;
+  std::vector<std::string> names;
+  /// Save nothing: recompute the whole function (jax.checkpoint_policies.nothing_saveable).
+  static CheckpointPolicy nothing() { return {}; }
+  /// Save dot_general outputs (dots_saveable): matmuls are not recomputed.
+  static CheckpointPolicy dots() { return {Kind::Dots, {}}; }
+  /// Save the values tagged with checkpoint_name(x, name) for these names.
+  static CheckpointPolicy save_names(std::vector<std::string> names) {
+    return {Kind::Names, std::move(names)};
+  }
+};
+/// f, rematerialized under grad: only its inputs (and what the policy saves) are kept; the
+/// backward pass replays it.
+STRATA_EXPORT FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy = {});
+/// Tags x (identity) so that CheckpointPolicy::save_names can keep it.
+STRATA_EXPORT Array checkpoint_name(const Array &x, const std::string &name);
 /// f with a custom jvp: rule(primals, tangents) -> output tangents.
 STRATA_EXPORT FlatFn custom_jvp_flat(FlatFn f,
                                      std::function<std::vector<Array>(const std::vector<Array> &,
@@ -306,10 +324,11 @@ template <class F, class... Args> std::vector<AbstractValue> eval_shape(F f, con
   return eval_shape_flat(ff, in);
 }
 
-/// checkpoint(f): same values as f; under grad only f's inputs are saved and f is recomputed
-/// in the backward pass. f's differentiable inputs must be its arguments (not captures).
-template <class F> auto checkpoint(F f) {
-  return [f](const auto &...args) {
+/// checkpoint(f, policy): same values as f; under grad only f's inputs (and what the policy
+/// saves) are kept and f is recomputed in the backward pass. f's differentiable inputs must be
+/// its arguments (not captures).
+template <class F> auto checkpoint(F f, CheckpointPolicy policy = {}) {
+  return [f, policy](const auto &...args) {
     auto targs = std::make_tuple(args...);
     using Out = detail::plain_t<decltype(f(args...))>;
     // The replay in the backward pass outlives this call: ff owns everything it uses.
@@ -320,7 +339,7 @@ template <class F> auto checkpoint(F f) {
         like->emplace(out);
       return tree_leaves(out);
     };
-    std::vector<Array> outs = checkpoint_flat(ff)(detail::leaves_all(targs));
+    std::vector<Array> outs = checkpoint_flat(ff, policy)(detail::leaves_all(targs));
     return tree_unflatten(**like, outs);
   };
 }

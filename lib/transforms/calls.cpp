@@ -73,10 +73,10 @@ std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<Ab
   return result;
 }
 
-FlatFn checkpoint_flat(FlatFn f) {
-  return [f](const std::vector<Array> &in) {
-    return bind_call(named_call("checkpoint"), f, in);
-  };
+FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy) {
+  CallKind kind = named_call("checkpoint");
+  kind.policy = std::move(policy);
+  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
 }
 
 FlatFn custom_jvp_flat(FlatFn f,

@@ -107,10 +107,13 @@ public:
       return bind_call(kind, f, node.primals);
     std::vector<Array> saved = node.primals;
     if (kind.name == "checkpoint") {
-      node.outs = bind_call(kind, f, node.primals); // nothing inside f is recorded here
-      // Only the inputs are kept; the backward pass replays f under a fresh grad level.
-      node.call_vjp = [f, saved](const std::vector<Array> &cts) {
-        return vjp_flat(f, saved, "checkpoint", /*reusable=*/false).pullback(cts);
+      // Nothing inside f is recorded on this tape; the inputs and the values the policy
+      // saves are kept, and the backward pass replays f under a fresh grad level.
+      RematForward fwd = remat_forward(kind, f, node.primals);
+      node.outs = fwd.outputs;
+      node.call_vjp = [f, saved, policy = kind.policy,
+                       kept = std::move(fwd.saved)](const std::vector<Array> &cts) {
+        return remat_backward(f, saved, policy, kept, cts);
       };
     } else if (kind.name == "custom_jvp") {
       node.outs = bind_call(kind, f, node.primals);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "strata/transforms.h"
 #include "test_util.h"
@@ -283,29 +284,43 @@ TEST(Compose, CheckpointLowersPeakMemory) {
     ws.push_back(lax::convert_element_type(random::normal(random::key(i), {width, width}), float32) *
                  (1.0f / std::sqrt(float(width))));
   Array x = random::normal(random::key(99), {batch, width});
-  auto layer = [](const Array &h, const Array &w) { return tanh(matmul(h, w)); };
-  auto make_loss = [&](bool remat) {
-    return [&, remat](const std::vector<Array> &wv) {
+  const int64_t act = int64_t{batch} * width * 4; // one activation in bytes
+  auto layer = [](const Array &h, const Array &w) {
+    return tanh(checkpoint_name(matmul(h, w), "pre"));
+  };
+  // policy: nullopt = no checkpoint
+  auto make_loss = [&](std::optional<CheckpointPolicy> policy) {
+    return [&, policy](const std::vector<Array> &wv) {
       Array h = x;
       for (int i = 0; i < layers; ++i)
-        h = remat ? checkpoint(layer)(h, wv[i]) : layer(h, wv[i]);
+        h = policy ? checkpoint(layer, *policy)(h, wv[i]) : layer(h, wv[i]);
       return sum(h * h);
     };
   };
-  auto peak_of = [&](bool remat) {
+  auto peak_of = [&](std::optional<CheckpointPolicy> policy) {
     reset_peak_memory();
     int64_t base = memory_stats().live_bytes;
-    std::vector<Array> g = grad(make_loss(remat))(ws);
+    std::vector<Array> g = grad(make_loss(policy))(ws);
     return memory_stats().peak_bytes - base;
   };
-  std::vector<Array> g_plain = grad(make_loss(false))(ws), g_remat = grad(make_loss(true))(ws);
-  for (int i = 0; i < layers; i += 7) {
-    std::vector<double> a = values(g_plain[i]), b = values(g_remat[i]);
-    for (size_t j = 0; j < a.size(); j += 97)
-      EXPECT_NEAR(a[j], b[j], 1e-4 * (1 + std::fabs(a[j])));
+  std::vector<Array> g_plain = grad(make_loss(std::nullopt))(ws);
+  for (CheckpointPolicy policy : {CheckpointPolicy::nothing(), CheckpointPolicy::dots(),
+                                  CheckpointPolicy::save_names({"pre"})}) {
+    std::vector<Array> g_remat = grad(make_loss(policy))(ws);
+    for (int i = 0; i < layers; i += 7) {
+      std::vector<double> a = values(g_plain[i]), b = values(g_remat[i]);
+      for (size_t j = 0; j < a.size(); j += 97)
+        EXPECT_NEAR(a[j], b[j], 1e-4 * (1 + std::fabs(a[j])));
+    }
   }
-  int64_t plain = peak_of(false), remat = peak_of(true);
-  const int64_t act = int64_t{batch} * width * 4; // one activation in bytes
+  int64_t plain = peak_of(std::nullopt), remat = peak_of(CheckpointPolicy::nothing());
+  int64_t dots = peak_of(CheckpointPolicy::dots());
+  int64_t named = peak_of(CheckpointPolicy::save_names({"pre"}));
+  std::printf("checkpoint policies: save dots %lld bytes, save named 'pre' %lld bytes\n",
+              static_cast<long long>(dots), static_cast<long long>(named));
+  // Saving the matmul outputs costs one activation per layer more than saving nothing.
+  EXPECT_GT(dots, remat + layers * act / 2);
+  EXPECT_GT(named, remat + layers * act / 2);
   std::printf("checkpoint memory: peak above baseline %lld bytes plain, %lld with checkpoint "
               "(%.1f vs %.1f activations)\n",
               static_cast<long long>(plain), static_cast<long long>(remat),
