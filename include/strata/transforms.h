@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "strata/lax.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
 #include "strata/pytree.h"
@@ -342,6 +343,120 @@ template <class F> auto checkpoint(F f, CheckpointPolicy policy = {}) {
     std::vector<Array> outs = checkpoint_flat(ff, policy)(detail::leaves_all(targs));
     return tree_unflatten(**like, outs);
   };
+}
+
+// ---- Custom derivatives and stop_gradient -------------------------------------------------------
+
+namespace detail {
+// How many leaves every value of T has, when the type alone decides it (Array, and tuples,
+// pairs and std::arrays of such); 0 when the value decides it (vectors, maps).
+template <class T> struct StaticLeaves : std::integral_constant<size_t, 0> {};
+template <> struct StaticLeaves<Array> : std::integral_constant<size_t, 1> {};
+template <class... Ts>
+struct StaticLeaves<std::tuple<Ts...>>
+    : std::integral_constant<size_t, ((StaticLeaves<Ts>::value > 0) && ...)
+                                         ? (StaticLeaves<Ts>::value + ... + 0)
+                                         : 0> {};
+template <class A, class B>
+struct StaticLeaves<std::pair<A, B>> : StaticLeaves<std::tuple<A, B>> {};
+template <class T, size_t N>
+struct StaticLeaves<std::array<T, N>>
+    : std::integral_constant<size_t, StaticLeaves<T>::value * N> {};
+
+// The number of output leaves of ff (which returns the leaves of an Out) at `in`: from the type
+// when it can, else by tracing ff abstractly (shapes only, nothing is computed).
+template <class Out> size_t output_leaf_count(const FlatFn &ff, const std::vector<Array> &in) {
+  if constexpr (StaticLeaves<Out>::value > 0) {
+    return StaticLeaves<Out>::value;
+  } else {
+    std::vector<AbstractValue> avals;
+    for (const Array &a : in)
+      avals.push_back(abstract_of(a));
+    return eval_shape_flat(ff, avals).size();
+  }
+}
+} // namespace detail
+
+/// custom_jvp(f, rule): a function with f's signature and values whose derivatives come from
+/// `rule` instead of from differentiating f (jax.custom_jvp). rule(primals, tangents) takes two
+/// std::tuples of f's arguments (tangents shaped like the primals; zeros for arguments that
+/// have none) and returns the output tangents, a pytree shaped like f's output.
+///
+/// jvp calls the rule. grad and vjp use its transpose, so the rule must be linear in the
+/// tangents; higher derivatives differentiate the rule itself, so write it with strata ops.
+/// vmap batches f and the rule together. The returned function may be called with tracers.
+template <class F, class Rule> auto custom_jvp(F f, Rule rule) {
+  return [f, rule](const auto &...args) {
+    auto targs = std::make_tuple(args...);
+    using Out = detail::plain_t<decltype(f(args...))>;
+    // grad replays the rule in its backward pass, after this call has returned: the closures
+    // own what they use.
+    auto like = std::make_shared<std::optional<Out>>();
+    FlatFn ff = [f, targs, like](const std::vector<Array> &in) {
+      Out out = std::apply(f, detail::replace_at_all(targs, in));
+      if (!*like)
+        like->emplace(out);
+      return tree_leaves(out);
+    };
+    auto flat_rule = [rule, targs](const std::vector<Array> &p, const std::vector<Array> &t) {
+      return tree_leaves(rule(detail::replace_at_all(targs, p), detail::replace_at_all(targs, t)));
+    };
+    std::vector<Array> outs = custom_jvp_flat(ff, flat_rule)(detail::leaves_all(targs));
+    return tree_unflatten(**like, outs);
+  };
+}
+
+/// custom_vjp(f, fwd, bwd): a function with f's signature and values whose reverse-mode
+/// derivative comes from `bwd` (jax.custom_vjp). fwd(args...) returns std::pair(f(args...),
+/// residuals), residuals being any pytree; bwd(residuals, output cotangent) returns the
+/// cotangents of the arguments: a std::tuple with one pytree shaped like each argument (for a
+/// one-argument f, that cotangent alone also does). Integer arguments' cotangents are ignored.
+///
+/// grad and vjp run fwd, then bwd on the backward pass; grad of grad differentiates fwd and bwd,
+/// so write them with strata ops. vmap batches f, fwd and bwd together. Unlike JAX, which
+/// refuses, forward mode (jvp, jacfwd, linearize) differentiates f itself and ignores fwd/bwd.
+/// When f's output has a variable number of leaves (vectors, maps) f is traced once abstractly
+/// per call to count them.
+template <class F, class Fwd, class Bwd> auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
+  return [f, fwd, bwd](const auto &...args) {
+    auto targs = std::make_tuple(args...);
+    using Out = detail::plain_t<decltype(f(args...))>;
+    using FwdOut = detail::plain_t<decltype(fwd(args...))>;
+    static_assert(std::is_same_v<detail::plain_t<typename FwdOut::first_type>, Out>,
+                  "strata::custom_vjp: fwd must return std::pair(f's output, residuals)");
+    using Res = detail::plain_t<typename FwdOut::second_type>;
+    // bwd runs in the backward pass, after this call has returned: the closures own their data.
+    auto out_like = std::make_shared<std::optional<Out>>();
+    auto res_like = std::make_shared<std::optional<Res>>();
+    FlatFn ff = [f, targs, out_like](const std::vector<Array> &in) {
+      Out out = std::apply(f, detail::replace_at_all(targs, in));
+      if (!*out_like)
+        out_like->emplace(out);
+      return tree_leaves(out);
+    };
+    FlatFn flat_fwd = [fwd, targs, out_like, res_like](const std::vector<Array> &in) {
+      FwdOut r = std::apply(fwd, detail::replace_at_all(targs, in));
+      if (!*out_like)
+        out_like->emplace(r.first);
+      if (!*res_like)
+        res_like->emplace(r.second);
+      return tree_leaves(r); // f's output leaves, then the residuals'
+    };
+    auto flat_bwd = [bwd, out_like, res_like](const std::vector<Array> &res,
+                                              const std::vector<Array> &cts) {
+      return tree_leaves(bwd(tree_unflatten(**res_like, res), tree_unflatten(**out_like, cts)));
+    };
+    std::vector<Array> in = detail::leaves_all(targs);
+    size_t num_outputs = detail::output_leaf_count<Out>(ff, in);
+    std::vector<Array> outs = custom_vjp_flat(ff, flat_fwd, num_outputs, flat_bwd)(in);
+    return tree_unflatten(**out_like, outs);
+  };
+}
+
+/// stop_gradient(x): x unchanged, each leaf of the pytree treated as a constant by every
+/// derivative transform (lax::stop_gradient on each leaf).
+template <class T> T stop_gradient(const T &x) {
+  return tree_map([](const Array &leaf) { return lax::stop_gradient(leaf); }, x);
 }
 
 } // namespace strata

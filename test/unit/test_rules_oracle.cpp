@@ -244,6 +244,8 @@ std::vector<Row> make_rows() {
   Row stop = unary("stop_gradient", lax::stop_gradient, U(-2, 2));
   stop.zero_derivative = true;
   add(stop);
+  add(unary(
+      "checkpoint_name", [](const Array &x) { return checkpoint_name(x, "tag"); }, U(-2, 2)));
 
   // ---- Shapes
   add({"iota", [](Rng &) { return std::vector<Array>{}; },

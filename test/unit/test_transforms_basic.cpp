@@ -8,6 +8,8 @@
 using namespace strata;
 using namespace strata::testutil;
 
+STRATA_TESTS_PRIMITIVES("checkpoint_name");
+
 namespace {
 Array f64(std::vector<double> v) { return make(v, float64); }
 } // namespace
@@ -135,4 +137,13 @@ TEST(TransformsBasic, VmapSelectWithScalarPredicateAndBranches) {
     return lax::clamp(lo, x, Array(2.5));
   })(f64({0, 2.2, 3}), make({1, 2, 3, 4, 5, 6}, {3, 2}, float64));
   expect_array(out3, {1, 2, 2.5, 2.5, 2.5, 2.5}, {3, 2}, float64);
+}
+
+TEST(TransformsBasic, CheckpointNameIsIdentity) {
+  Array x = f64({1.5, -2.0});
+  Array y = checkpoint_name(x, "h");
+  expect_array(y, {1.5, -2.0}, {2}, float64);
+  EXPECT_EQ(y.buffer(), x.buffer()); // no copy
+  expect_error([] { bind1(*find_primitive("checkpoint_name"), {}, {{"name", std::string("h")}}); },
+               {"[checkpoint_name]", "1 operand"});
 }
