@@ -1,5 +1,6 @@
 // Foundation benchmarks: eager dispatch, elementwise bandwidth against memcpy, dot_general
 // against the same BLAS called directly. Prints one JSON record per line.
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "strata/strata.h"
 
 extern "C" {
+void bli_thread_set_num_threads(long n);
 void cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha,
                  const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
 }
@@ -75,6 +77,9 @@ void bench_dot() {
   lax::DotDimensionNumbers dims{{1}, {0}, {}, {}};
   double t = time_per_call([&] { Array c = lax::dot_general(a, b, dims); }, 3);
   std::vector<float> c(n * n);
+  // The peer gets the threads Strata's own products use (all cores unless STRATA_NUM_THREADS).
+  const char *env = std::getenv("STRATA_NUM_THREADS");
+  bli_thread_set_num_threads(env ? std::atol(env) : std::thread::hardware_concurrency());
   const float *pa = a.data<float>(), *pb = b.data<float>();
   double tb = time_per_call(
       [&] {

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <optional>
 
-#include "../blas_impl.h"
+#include <blis.h>
 #include "../elementwise_impl.h"
 #include "../thread_pool.h"
 #include "../transforms/rules_impl.h"
@@ -246,43 +246,26 @@ void loop_matmul(const C *a, const C *w, C *c, int64_t nb, int64_t m, int64_t k,
                });
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-          const float *b, int64_t ldb, float *c, int64_t ldc) {
-  cblas_sgemm(blas::kRowMajor, ta ? blas::kTrans : blas::kNoTrans,
-              tb ? blas::kTrans : blas::kNoTrans, static_cast<int32_t>(m),
-              static_cast<int32_t>(n), static_cast<int32_t>(k), 1.0f, a,
-              static_cast<int32_t>(lda), b, static_cast<int32_t>(ldb), 0.0f, c,
-              static_cast<int32_t>(ldc));
+// gemm through BLIS's typed API with a per-call thread count (BLIS's global count is
+// process-wide, and waking its OpenMP team for a tiny product costs more than the product).
+template <class T> void gemm(int threads, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                             const T *a, int64_t lda, const T *b, int64_t ldb, T *c,
+                             int64_t ldc) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(threads, &rntm);
+  T one = 1, zero = 0;
+  trans_t tra = ta ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trb = tb ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
+  if constexpr (std::is_same_v<T, float>)
+    bli_sgemm_ex(tra, trb, m, n, k, &one, const_cast<T *>(a), lda, 1, const_cast<T *>(b), ldb, 1,
+                 &zero, c, ldc, 1, nullptr, &rntm);
+  else
+    bli_dgemm_ex(tra, trb, m, n, k, &one, const_cast<T *>(a), lda, 1, const_cast<T *>(b), ldb, 1,
+                 &zero, c, ldc, 1, nullptr, &rntm);
 }
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
-          const double *b, int64_t ldb, double *c, int64_t ldc) {
-  cblas_dgemm(blas::kRowMajor, ta ? blas::kTrans : blas::kNoTrans,
-              tb ? blas::kTrans : blas::kNoTrans, static_cast<int32_t>(m),
-              static_cast<int32_t>(n), static_cast<int32_t>(k), 1.0, a,
-              static_cast<int32_t>(lda), b, static_cast<int32_t>(ldb), 0.0, c,
-              static_cast<int32_t>(ldc));
+/// Threads for one product: all of Strata's for large ones, one below about 2 MFLOP.
+int gemm_threads(int64_t m, int64_t n, int64_t k) {
+  return m * n * k < (int64_t{1} << 20) ? 1 : num_threads();
 }
-
-// BLIS's thread count is process-wide. Batches of small products run in parallel on our pool
-// with BLIS on one thread; the count goes back up once the last such loop ends.
-std::mutex g_blas_mu;
-int g_single_thread_users = 0;
-void blas_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { bli_thread_set_num_threads(num_threads()); });
-}
-struct BlasSingleThread {
-  BlasSingleThread() {
-    std::lock_guard<std::mutex> l(g_blas_mu);
-    if (g_single_thread_users++ == 0)
-      bli_thread_set_num_threads(1);
-  }
-  ~BlasSingleThread() {
-    std::lock_guard<std::mutex> l(g_blas_mu);
-    if (--g_single_thread_users == 0)
-      bli_thread_set_num_threads(num_threads());
-  }
-};
 
 /// A float operand as gemm sees it: in place when its layout allows, otherwise packed.
 template <class CT> struct GemmOperand {
@@ -334,20 +317,19 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
     if (!fits) {
       loop_matmul(a.data, w.data, c, nb, m, k, n);
     } else {
-      blas_init();
-      auto one = [&](int64_t b) {
-        gemm(a.trans, w.trans, m, n, k, a.data + a.offsets[b], a.ld, w.data + w.offsets[b], w.ld,
-             c + b * m * n, n);
+      auto one = [&](int64_t b, int threads) {
+        gemm<CT>(threads, a.trans, w.trans, m, n, k, a.data + a.offsets[b], a.ld,
+                 w.data + w.offsets[b], w.ld, c + b * m * n, n);
       };
       if (nb > 1 && m * n * k < (int64_t{1} << 21) && num_threads() > 1) {
-        BlasSingleThread single;
+        // A batch of small products: in parallel on our pool, one BLAS thread each.
         parallel_for(nb, 1, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i)
-            one(i);
+            one(i, 1);
         });
       } else {
         for (int64_t b = 0; b < nb; ++b)
-          one(b);
+          one(b, gemm_threads(m, n, k));
       }
     }
   }
@@ -436,20 +418,43 @@ Array transpose_operand(const Array &g, const Array &x, const Array &y,
     else
       gg = lax::convert_element_type(g, y.dtype());
   }
-  Array r = lax::dot_general(gg, yy, dims);
-  // r's dims: x's batch dims, x's free dims, then x's contracting dims sorted by their partner
-  // in y (y's free-after-contraction dims come out in increasing order).
+  // With g first, r holds x's batch dims, x's free dims, then x's contracting dims sorted by
+  // their partner in y (y's free-after-contraction dims come out in increasing order). With y
+  // first, the last two groups swap. Take the order that needs no transpose when one does
+  // (for matmul's weight gradient, y first gives [K, N] directly), else g first.
   std::vector<size_t> by_y(xc.size());
   std::iota(by_y.begin(), by_y.end(), size_t{0});
   std::sort(by_y.begin(), by_y.end(), [&](size_t a, size_t b) { return yc[a] < yc[b]; });
-  std::vector<int64_t> order = xb;
-  order.insert(order.end(), x_kept.begin(), x_kept.end());
+  std::vector<int64_t> contracted;
   for (size_t i : by_y)
-    order.push_back(xc[i]);
-  std::vector<int64_t> perm(order.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    perm[order[i]] = static_cast<int64_t>(i);
-  r = lax::transpose(r, perm);
+    contracted.push_back(xc[i]);
+  auto perm_for = [&](bool y_first) {
+    std::vector<int64_t> order = xb;
+    const std::vector<int64_t> &a = y_first ? contracted : x_kept, &b = y_first ? x_kept : contracted;
+    order.insert(order.end(), a.begin(), a.end());
+    order.insert(order.end(), b.begin(), b.end());
+    std::vector<int64_t> perm(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      perm[order[i]] = static_cast<int64_t>(i);
+    return perm;
+  };
+  auto is_identity = [](const std::vector<int64_t> &p) {
+    for (size_t i = 0; i < p.size(); ++i)
+      if (p[i] != static_cast<int64_t>(i))
+        return false;
+    return true;
+  };
+  std::vector<int64_t> perm = perm_for(false);
+  Array r;
+  if (!is_identity(perm) && is_identity(perm_for(true))) {
+    lax::DotDimensionNumbers swapped{dims.rhs_contracting, dims.lhs_contracting, dims.rhs_batch,
+                                     dims.lhs_batch};
+    r = lax::dot_general(yy, gg, swapped);
+  } else {
+    r = lax::dot_general(gg, yy, dims);
+    if (!is_identity(perm))
+      r = lax::transpose(r, perm);
+  }
   return r.dtype() == x.dtype() ? r : lax::convert_element_type(r, x.dtype(), x.weak_type());
 }
 
@@ -471,10 +476,14 @@ std::vector<Array> dot_vjp(std::span<const Array> x, std::span<const Array>,
   if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
     return {Array(), Array()};
   lax::DotDimensionNumbers d = dot_dims(params);
-  return {transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting,
-                            d.lhs_batch, d.rhs_batch, false),
-          transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting,
-                            d.rhs_batch, d.lhs_batch, true)};
+  std::vector<Array> g(2);
+  if (rules::cotangent_wanted(0))
+    g[0] = transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting,
+                             d.lhs_batch, d.rhs_batch, false);
+  if (rules::cotangent_wanted(1))
+    g[1] = transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting,
+                             d.rhs_batch, d.lhs_batch, true);
+  return g;
 }
 
 /// The batch axes stay in place and join the dimension numbers: batched on both sides, a new

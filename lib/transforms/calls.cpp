@@ -130,9 +130,13 @@ std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
       fail("grad", "argnums entry ", a, " is out of range for a function of ", args.size(),
            " arguments");
   std::vector<Array> diff;
-  for (int a : argnums)
+  for (int a : argnums) {
+    // Named by argument position: an index into `diff` would not say which argument is bad.
+    if (!is_floating(args[a].dtype()))
+      fail_kind(ErrorKind::Type, "grad", "differentiated argument ", a, " has type ",
+                args[a].type_str(), "; grad needs floating-point inputs");
     diff.push_back(args[a]);
-  detail::check_grad_inputs(diff, "grad");
+  }
   FlatFn g = [&](const std::vector<Array> &in) {
     std::vector<Array> all = args;
     for (size_t i = 0; i < argnums.size(); ++i)

@@ -192,6 +192,10 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
           cts[i] = zeros_like(n->outs[i]);
       cin = n->call_vjp(cts);
     } else {
+      std::vector<bool> wanted(n->in_ids.size());
+      for (size_t i = 0; i < wanted.size(); ++i)
+        wanted[i] = n->in_ids[i] >= 0;
+      rules::WantedScope scope(&wanted);
       cin = n->prim->vjp(n->primals, n->outs, cts, n->params);
     }
     cin.resize(n->primals.size());
