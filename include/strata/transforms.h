@@ -33,9 +33,11 @@ jvp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::vector<A
 STRATA_EXPORT VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals,
                                  const std::string &name = "vjp", bool reusable = true);
 /// in_axes[i] is argument i's batch axis or kNotBatched; out_axes empty means all 0.
+/// arg_of_leaf (optional) maps each input to the user-level argument it came from, for errors.
 STRATA_EXPORT std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
                                            const std::vector<int64_t> &in_axes,
-                                           const std::vector<int64_t> &out_axes = {});
+                                           const std::vector<int64_t> &out_axes = {},
+                                           const std::vector<int> &arg_of_leaf = {});
 STRATA_EXPORT std::vector<AbstractValue> eval_shape_flat(const FlatFn &f,
                                                          const std::vector<AbstractValue> &in);
 /// Gradient of a scalar-valued flat function with respect to the arguments in argnums.
@@ -117,14 +119,25 @@ template <class Out> Array scalar_output(const Out &out) {
     return out.first; // has_aux: (value, aux)
 }
 STRATA_EXPORT void check_grad_output(const Array &out, std::string_view op);
-STRATA_EXPORT void check_grad_inputs(const std::vector<Array> &in, std::string_view op);
+STRATA_EXPORT void check_grad_inputs(const std::vector<Array> &in, std::string_view op,
+                                     const std::vector<int> &arg_of_leaf = {});
+/// "argument 2", or "argument 1 (leaf 3)" when the argument is a pytree.
+STRATA_EXPORT std::string describe_input(size_t leaf, const std::vector<int> &arg_of_leaf);
+/// Which argument each leaf of arguments I... comes from.
+template <size_t... I, class Tuple> std::vector<int> arg_of_leaves(const Tuple &args) {
+  std::vector<int> out;
+  ((void)out.insert(out.end(),
+                    tree_leaves(std::get<I>(args)).size(), static_cast<int>(I)),
+   ...);
+  return out;
+}
 
 template <bool HasAux, size_t... I, class F, class Tuple>
 auto value_and_grad_impl(const F &f, const Tuple &args, std::string_view op) {
   static_assert(((I < std::tuple_size_v<Tuple>)&&...), "strata::grad: argnum out of range");
   using Out = plain_t<decltype(std::apply(f, args))>;
   std::vector<Array> flat = leaves_at<I...>(args);
-  check_grad_inputs(flat, op);
+  check_grad_inputs(flat, op, arg_of_leaves<I...>(args));
   std::optional<Out> result;
   FlatFn ff = [&](const std::vector<Array> &in) {
     Out out = std::apply(f, replace_at<I...>(args, in));
@@ -258,11 +271,13 @@ auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes 
     if (axes.size() != sizeof...(args))
       fail("vmap", "in_axes has ", axes.size(), " entries for ", sizeof...(args), " arguments");
     std::vector<int64_t> leaf_axes;
-    size_t k = 0;
+    std::vector<int> arg_of_leaf;
+    int k = 0;
     std::apply([&](const auto &...a) {
       ((void)[&] {
          size_t n = tree_leaves(a).size();
-         leaf_axes.insert(leaf_axes.end(), n, axes[k++]);
+         leaf_axes.insert(leaf_axes.end(), n, axes[k]);
+         arg_of_leaf.insert(arg_of_leaf.end(), n, k++);
        }(), ...);
     }, targs);
     std::optional<Out> like;
@@ -275,11 +290,11 @@ auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes 
     std::vector<Array> outs;
     if (oaxes.size() == 1) {
       // One out_axis for every output leaf: known only after tracing, so expand lazily.
-      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, {});
+      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, {}, arg_of_leaf);
       for (Array &o : outs)
         o = moveaxis(o, 0, static_cast<int>(oaxes[0]));
     } else {
-      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, oaxes);
+      outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, oaxes, arg_of_leaf);
     }
     return tree_unflatten(*like, outs);
   };

@@ -1,5 +1,6 @@
 // The abstract level (eval_shape), call-carrying transforms (checkpoint, custom_jvp,
 // custom_vjp), and the checks the typed transforms share.
+#include <algorithm>
 #include "strata/lax.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
@@ -115,11 +116,21 @@ void check_grad_output(const Array &out, std::string_view op) {
     fail_kind(ErrorKind::Type, op, "the function must return a floating-point scalar, got ",
               out.type_str());
 }
-void check_grad_inputs(const std::vector<Array> &in, std::string_view op) {
+std::string describe_input(size_t leaf, const std::vector<int> &arg_of_leaf) {
+  if (leaf >= arg_of_leaf.size())
+    return "argument " + std::to_string(leaf);
+  int arg = arg_of_leaf[leaf];
+  size_t first = std::find(arg_of_leaf.begin(), arg_of_leaf.end(), arg) - arg_of_leaf.begin();
+  bool tree = std::count(arg_of_leaf.begin(), arg_of_leaf.end(), arg) > 1;
+  return "argument " + std::to_string(arg) +
+         (tree ? " (leaf " + std::to_string(leaf - first) + ")" : std::string());
+}
+void check_grad_inputs(const std::vector<Array> &in, std::string_view op,
+                       const std::vector<int> &arg_of_leaf) {
   for (size_t i = 0; i < in.size(); ++i)
     if (!is_floating(in[i].dtype()))
-      fail_kind(ErrorKind::Type, op, "differentiated input ", i, " has type ", in[i].type_str(),
-                "; grad needs floating-point inputs");
+      fail_kind(ErrorKind::Type, op, "differentiated ", describe_input(i, arg_of_leaf),
+                " has type ", in[i].type_str(), "; grad needs floating-point inputs");
 }
 } // namespace detail
 

@@ -18,7 +18,8 @@ struct Node {
   std::vector<int64_t> in_ids, out_ids; // -1: constant input / untracked output
   /// For call nodes (checkpoint): computes input cotangents from output cotangents.
   std::function<std::vector<Array>(const std::vector<Array> &)> call_vjp;
-  std::string name() const { return prim ? prim->name : std::string("checkpoint"); }
+  std::string call_name; // the call's kind, for call nodes
+  std::string name() const { return prim ? prim->name : call_name; }
 };
 
 struct Tape {
@@ -106,6 +107,7 @@ public:
     if (!any)
       return bind_call(kind, f, node.primals);
     std::vector<Array> saved = node.primals;
+    node.call_name = kind.name;
     if (kind.name == "checkpoint") {
       // Nothing inside f is recorded on this tape; the inputs and the values the policy
       // saves are kept, and the backward pass replays f under a fresh grad level.
@@ -202,10 +204,16 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
     for (size_t i = 0; i < n->primals.size(); ++i) {
       if (n->in_ids[i] < 0 || !cin[i].valid())
         continue;
-      if (cin[i].shape() != n->primals[i].shape() || cin[i].dtype() != n->primals[i].dtype())
+      if (cin[i].shape() != n->primals[i].shape() || cin[i].dtype() != n->primals[i].dtype()) {
+        // A call's cotangents come from user code (custom_vjp's bwd); a primitive's from its rule.
+        if (n->call_vjp)
+          fail(n->call_name, n->call_name == "custom_vjp" ? "bwd" : "backward pass",
+               " returned a cotangent of type ", cin[i].type_str(), " for argument ", i,
+               " of type ", n->primals[i].type_str());
         throw Error(detail::cat("[", n->name(), "] vjp rule returned ", cin[i].type_str(),
                                 " for input ", i, " of type ", n->primals[i].type_str()),
                     ErrorKind::Internal);
+      }
       accumulate(n->in_ids[i], cin[i]);
     }
     if (release)

@@ -113,7 +113,8 @@ public:
 
 std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
                              const std::vector<int64_t> &in_axes,
-                             const std::vector<int64_t> &out_axes) {
+                             const std::vector<int64_t> &out_axes,
+                             const std::vector<int> &arg_of_leaf) {
   if (in_axes.size() != inputs.size())
     fail("vmap", "in_axes has ", in_axes.size(), " entries for ", inputs.size(), " arguments");
   int64_t size = -1;
@@ -123,12 +124,13 @@ std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
       continue;
     int64_t r = inputs[i].ndim();
     if (in_axes[i] < -r || in_axes[i] >= r)
-      fail("vmap", "in_axes ", in_axes[i], " is out of range for argument ", i, " of type ",
-           inputs[i].type_str());
+      fail("vmap", "in_axes ", in_axes[i], " is out of range for ",
+           detail::describe_input(i, arg_of_leaf), " of type ", inputs[i].type_str());
     axes[i] = in_axes[i] < 0 ? in_axes[i] + r : in_axes[i];
     int64_t n = inputs[i].shape()[axes[i]];
     if (size >= 0 && n != size)
-      fail("vmap", "batch sizes disagree: argument ", i, " of type ", inputs[i].type_str(),
+      fail("vmap", "batch sizes disagree: ", detail::describe_input(i, arg_of_leaf), " of type ",
+           inputs[i].type_str(),
            " has size ", n, " on axis ", axes[i], ", earlier arguments have ", size);
     size = n;
   }

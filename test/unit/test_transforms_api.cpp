@@ -767,7 +767,7 @@ TEST(TransformsApi, ErrorsNameTheTransformAndArgument) {
   expect_error([&] { grad<1>(two)(f64({1}), Array(int32_t{2})); },
                {"[grad]", "i32[]", "floating-point"});
   expect_error([&] { grad<0, 1>(two)(f64({1}), Array(int32_t{2})); },
-               {"[grad]", "input 1", "i32[]"});
+               {"[grad]", "argument 1", "i32[]"});
 
   FlatFn sum_flat = [](const std::vector<Array> &v) { return std::vector<Array>{sum(v[0])}; };
   expect_error([&] { grad_flat(sum_flat, {f64({1}), f64({2})}, {2}); },

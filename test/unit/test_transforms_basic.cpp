@@ -147,3 +147,16 @@ TEST(TransformsBasic, CheckpointNameIsIdentity) {
   expect_error([] { bind1(*find_primitive("checkpoint_name"), {}, {{"name", std::string("h")}}); },
                {"[checkpoint_name]", "1 operand"});
 }
+
+TEST(TransformsBasic, ErrorsNameTheUserArgumentOfPytrees) {
+  auto f = [](const std::vector<Array> &v, const Array &c) { return lax::add(v[1], c); };
+  std::vector<Array> v = {ones({3}), ones({3})};
+  expect_error([&] { vmap(f, {kNotBatched, 5})(v, ones({3})); },
+               {"[vmap]", "in_axes 5", "argument 1", "f32[3]"});
+  expect_error([&] { vmap(f, {0, 0})(v, ones({4})); },
+               {"[vmap]", "batch sizes disagree", "argument 1", "f32[4]"});
+  auto g = [](const Array &a, const std::vector<Array> &w) { return sum(a * w[0]) + sum(w[1]); };
+  std::vector<Array> w = {ones({2}), Array::from_vector(std::vector<int32_t>{1, 2})};
+  expect_error([&] { grad<1>(g)(ones({2}), w); },
+               {"[grad]", "argument 1 (leaf 1)", "i32[2]", "floating-point"});
+}
