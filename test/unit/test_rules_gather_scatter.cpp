@@ -8,23 +8,14 @@
 
 #include "strata/random.h"
 #include "strata/transforms.h"
+#include "rules_check.h"
 #include "test_util.h"
 
 using namespace strata;
 using namespace strata::testutil;
+using namespace strata::testutil::rules_check;
 
 namespace {
-
-constexpr int64_t NB = kNotBatched;
-constexpr int64_t kBatch = 3;
-
-Array random_f64(const Shape &shape, std::mt19937 &rng) {
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(num_elements(shape)));
-  for (double &x : v)
-    x = dist(rng);
-  return make(v, shape, float64);
-}
 
 /// Indices of `shape` whose last-dimension element k lies in [-1, max_start[k] + 1]: mostly in
 /// bounds, with duplicates and some out-of-bounds starts (clamped by gather, dropped by
@@ -40,127 +31,14 @@ Array random_indices(const Shape &shape, const std::vector<int64_t> &max_start, 
   return make(v, shape, dtype);
 }
 
-/// Shape with the batch axis (kBatch long) inserted at `axis` (negative counts from the end of
-/// the batched shape).
-Shape batched_shape(Shape s, int64_t axis) {
-  int64_t r = static_cast<int64_t>(s.size()) + 1;
-  s.insert(s.begin() + (axis < 0 ? axis + r : axis), kBatch);
-  return s;
-}
-
-/// Example i of x along `axis`.
-Array take(const Array &x, int64_t axis, int64_t i) {
-  if (axis < 0)
-    axis += x.ndim();
-  std::vector<int64_t> start(x.ndim(), 0), limit(x.shape().begin(), x.shape().end());
-  start[axis] = i;
-  limit[axis] = i + 1;
-  Shape s = x.shape();
-  s.erase(s.begin() + axis);
-  return lax::reshape(lax::slice(x, start, limit), s);
-}
-
-/// The per-example loop that vmap must reproduce: f on each example, stacked along axis 0.
-std::vector<Array> loop(const FlatFn &f, const std::vector<Array> &args,
-                        const std::vector<int64_t> &axes) {
-  int64_t size = -1;
-  for (size_t i = 0; i < args.size(); ++i)
-    if (axes[i] != NB)
-      size = args[i].shape()[axes[i] < 0 ? axes[i] + args[i].ndim() : axes[i]];
-  std::vector<std::vector<Array>> per_out;
-  for (int64_t b = 0; b < size; ++b) {
-    std::vector<Array> ex;
-    for (size_t i = 0; i < args.size(); ++i)
-      ex.push_back(axes[i] == NB ? args[i] : take(args[i], axes[i], b));
-    std::vector<Array> outs = f(ex);
-    per_out.resize(outs.size());
-    for (size_t j = 0; j < outs.size(); ++j)
-      per_out[j].push_back(outs[j]);
-  }
-  std::vector<Array> result;
-  for (auto &xs : per_out)
-    result.push_back(stack(xs, 0));
-  return result;
-}
-
-void expect_same(const std::vector<Array> &got, const std::vector<Array> &want, double tol,
-                 const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    SCOPED_TRACE(what + ", output " + std::to_string(i));
-    expect_array(got[i], values(want[i]), want[i].shape(), want[i].dtype(), tol);
-  }
-}
-
 /// The batched argument for an example-shaped `make_one`: kBatch examples along `axis`.
 Array batched(const std::function<Array(const Shape &)> &make_one, const Shape &shape,
               int64_t axis) {
   return axis == NB ? make_one(shape) : make_one(batched_shape(shape, axis));
 }
 
-double dot(const Array &a, const Array &b) {
-  std::vector<double> x = values(a), y = values(b);
-  double s = 0;
-  for (size_t i = 0; i < x.size(); ++i)
-    s += x[i] * y[i];
-  return s;
-}
 
-/// jvp against central differences, and vjp against jvp: <v, J u> == <J^T v, u>. All inputs
-/// are float64 (indices live in the closure).
-void check_derivatives(const FlatFn &f, const std::vector<Array> &x, std::mt19937 &rng) {
-  std::vector<Array> u;
-  for (const Array &xi : x)
-    u.push_back(random_f64(xi.shape(), rng));
-  auto [y, ty] = jvp_flat(f, x, u);
-  const double h = 1e-6;
-  auto shifted = [&](double s) {
-    std::vector<Array> xs;
-    for (size_t i = 0; i < x.size(); ++i) {
-      std::vector<double> a = values(x[i]), d = values(u[i]);
-      for (size_t k = 0; k < a.size(); ++k)
-        a[k] += s * d[k];
-      xs.push_back(make(a, x[i].shape(), float64));
-    }
-    return f(xs);
-  };
-  std::vector<Array> yp = shifted(h), ym = shifted(-h);
-  for (size_t j = 0; j < y.size(); ++j) {
-    std::vector<double> p = values(yp[j]), m = values(ym[j]), fd;
-    for (size_t k = 0; k < p.size(); ++k)
-      fd.push_back((p[k] - m[k]) / (2 * h));
-    SCOPED_TRACE("jvp vs finite differences, output " + std::to_string(j));
-    expect_array(ty[j], fd, y[j].shape(), float64, 1e-7);
-  }
-  VjpResult r = vjp_flat(f, x);
-  std::vector<Array> v;
-  double lhs = 0, rhs = 0;
-  for (size_t j = 0; j < y.size(); ++j) {
-    v.push_back(random_f64(y[j].shape(), rng));
-    lhs += dot(v[j], ty[j]);
-  }
-  std::vector<Array> g = r.pullback(v);
-  ASSERT_EQ(g.size(), x.size());
-  for (size_t i = 0; i < x.size(); ++i)
-    rhs += dot(g[i], u[i]);
-  EXPECT_NEAR(lhs, rhs, 1e-12 * (1 + std::fabs(lhs))) << "<v, J u> != <J^T v, u>";
-}
 
-/// check_derivatives on f, and on its pullback at a fixed cotangent (second order: the vjp
-/// rules' own jvp and vjp).
-void check_first_and_second_order(const FlatFn &f, const std::vector<Array> &x,
-                                  std::mt19937 &rng) {
-  {
-    SCOPED_TRACE("first order");
-    check_derivatives(f, x, rng);
-  }
-  std::vector<Array> v;
-  for (const Array &y : f(x))
-    v.push_back(random_f64(y.shape(), rng));
-  FlatFn pullback = [f, v](const std::vector<Array> &xs) { return vjp_flat(f, xs).pullback(v); };
-  SCOPED_TRACE("second order");
-  check_derivatives(pullback, x, rng);
-}
 
 // ---- configurations -----------------------------------------------------------------------------
 
@@ -306,76 +184,7 @@ TEST(RulesGatherScatter, ScatterVjpCreditsOnlyTheWinningUpdate) {
 
 namespace {
 
-/// vmap(f) against the per-example loop, for f, its jvp and its vjp (per-example derivatives:
-/// the derivative rules' outputs batched), and the adjoint identity on vmap(f) (the batch
-/// rules' outputs differentiated). float_args: which arguments are float (differentiated).
-void check_batching(const FlatFn &f, const std::vector<Array> &args,
-                    const std::vector<int64_t> &axes, const std::vector<bool> &float_args,
-                    std::mt19937 &rng) {
-  expect_same(vmap_flat(f, args, axes), loop(f, args, axes), 0.0, "vmap");
 
-  // jvp and vjp of f with respect to its float arguments, as functions of all arguments plus a
-  // tangent per float argument and a cotangent per output (all batched alike).
-  std::vector<size_t> fl;
-  for (size_t i = 0; i < args.size(); ++i)
-    if (float_args[i])
-      fl.push_back(i);
-  auto restrict = [f, fl](const std::vector<Array> &all) {
-    return [f, fl, all](const std::vector<Array> &x) {
-      std::vector<Array> a = all;
-      for (size_t k = 0; k < fl.size(); ++k)
-        a[fl[k]] = x[k];
-      return f(a);
-    };
-  };
-  const size_t n = args.size();
-  FlatFn jvp_fn = [restrict, fl, n](const std::vector<Array> &in) {
-    std::vector<Array> all(in.begin(), in.begin() + n), x, t;
-    for (size_t k = 0; k < fl.size(); ++k) {
-      x.push_back(all[fl[k]]);
-      t.push_back(in[n + k]);
-    }
-    return jvp_flat(restrict(all), x, t).second;
-  };
-  FlatFn vjp_fn = [restrict, fl, n](const std::vector<Array> &in) {
-    std::vector<Array> all(in.begin(), in.begin() + n), x;
-    for (size_t k : fl)
-      x.push_back(all[k]);
-    return vjp_flat(restrict(all), x).pullback({in[n]});
-  };
-  std::vector<Array> jargs = args, vargs = args;
-  std::vector<int64_t> jaxes = axes, vaxes = axes;
-  for (size_t k : fl) {
-    jargs.push_back(random_f64(args[k].shape(), rng));
-    jaxes.push_back(axes[k]);
-  }
-  // One cotangent, batched at 0 like vmap's output.
-  Array out0 = vmap_flat(f, args, axes)[0];
-  vargs.push_back(random_f64(out0.shape(), rng));
-  vaxes.push_back(0);
-  expect_same(vmap_flat(jvp_fn, jargs, jaxes), loop(jvp_fn, jargs, jaxes), 1e-14, "vmap of jvp");
-  expect_same(vmap_flat(vjp_fn, vargs, vaxes), loop(vjp_fn, vargs, vaxes), 1e-14, "vmap of vjp");
-
-  // Derivatives of the batched function (the batch rules' outputs differentiated).
-  FlatFn batched_f = [f, fl, args, axes](const std::vector<Array> &xs) {
-    std::vector<Array> a = args;
-    for (size_t k = 0; k < fl.size(); ++k)
-      a[fl[k]] = xs[k];
-    return vmap_flat(f, a, axes);
-  };
-  std::vector<Array> x;
-  for (size_t k : fl)
-    x.push_back(args[k]);
-  SCOPED_TRACE("derivatives of vmap(f)");
-  check_derivatives(batched_f, x, rng);
-}
-
-std::string axes_str(const std::vector<int64_t> &axes) {
-  std::string s = "in_axes (";
-  for (size_t i = 0; i < axes.size(); ++i)
-    s += (i ? ", " : "") + (axes[i] == NB ? std::string("-") : std::to_string(axes[i]));
-  return s + ")";
-}
 
 } // namespace
 
