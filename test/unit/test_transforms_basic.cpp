@@ -160,3 +160,23 @@ TEST(TransformsBasic, ErrorsNameTheUserArgumentOfPytrees) {
   expect_error([&] { grad<1>(g)(ones({2}), w); },
                {"[grad]", "argument 1 (leaf 1)", "i32[2]", "floating-point"});
 }
+
+TEST(TransformsBasic, LambdasOfArraysCompileAndWork) {
+  // The example: a lambda taking Array by value, written with the public ops.
+  auto g = strata::grad([](strata::Array x) { return strata::sum(strata::tanh(x) * x); });
+  Array x = f64({0.5, -1.0});
+  std::vector<double> want;
+  for (double v : {0.5, -1.0})
+    want.push_back(std::tanh(v) + v * (1 - std::tanh(v) * std::tanh(v)));
+  expect_array(g(x), want, {2}, float64, 1e-14);
+  // Several arguments and several outputs (a tuple) through vjp and jvp.
+  auto f = [](Array a, Array b) { return std::make_tuple(a * b, strata::sin(a)); };
+  auto [out, pullback] = vjp(f, x, f64({2.0, 3.0}));
+  auto [ga, gb] = pullback(std::make_tuple(f64({1.0, 1.0}), f64({1.0, 0.0})));
+  expect_array(ga, {2.0 + std::cos(0.5), 3.0}, {2}, float64, 1e-14);
+  expect_array(gb, {0.5, -1.0}, {2}, float64, 1e-14);
+  auto [y, ty] = jvp(f, std::make_tuple(x, f64({2.0, 3.0})),
+                     std::make_tuple(f64({1.0, 0.0}), f64({0.0, 1.0})));
+  expect_array(std::get<0>(ty), {2.0, -1.0}, {2}, float64, 1e-14);
+  expect_array(std::get<1>(ty), {std::cos(0.5), 0.0}, {2}, float64, 1e-14);
+}
