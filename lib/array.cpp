@@ -67,7 +67,9 @@ std::string type_str(DType dtype, const Shape &shape) {
 int64_t num_elements(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error(detail::cat("[shape] the element count of ", shape_str(shape),
+                              " overflows int64"));
   return n;
 }
 

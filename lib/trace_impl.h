@@ -46,21 +46,34 @@ public:
   int depth = 0;
   /// False once the transform has returned: its tracers are then escaped values.
   bool alive = true;
+  /// name(), interned once for this level's tracers (which may outlive it).
+  const std::string *interned_name = nullptr;
 };
 
 class Tracer {
 public:
-  explicit Tracer(std::shared_ptr<TraceLevel> level) : level_(std::move(level)) {}
+  explicit Tracer(const std::shared_ptr<TraceLevel> &level)
+      : level_(level), raw_(level.get()),
+        origin_(level->interned_name ? level->interned_name
+                                     : (level->interned_name = intern(level->name()))) {}
   virtual ~Tracer() = default;
   /// The level this tracer belongs to; nullptr once its transform has ended.
-  TraceLevel *level() const { return level_->alive ? level_.get() : nullptr; }
+  TraceLevel *level() const {
+    std::shared_ptr<TraceLevel> l = level_.lock();
+    return l && l->alive ? l.get() : nullptr;
+  }
   /// The transform it came from, for errors about tracers used outside it.
-  std::string origin() const { return level_->name(); }
+  std::string origin() const { return *origin_; }
   /// True when this tracer belongs to `l`.
-  bool belongs_to(const TraceLevel *l) const { return level_.get() == l; }
+  bool belongs_to(const TraceLevel *l) const { return raw_ == l && !level_.expired(); }
 
 private:
-  std::shared_ptr<TraceLevel> level_;
+  STRATA_EXPORT static const std::string *intern(const std::string &name);
+  // Weak: a tape node may hold this level's own tracers (a function that closes over them),
+  // and a strong reference back to the level would make a cycle through the tape.
+  std::weak_ptr<TraceLevel> level_;
+  const TraceLevel *raw_;
+  const std::string *origin_;
 };
 
 std::string describe_tracer(const Tracer &t);

@@ -498,3 +498,9 @@ TEST(ThreadPool, ConcurrentCallersBothComplete) {
 }
 
 } // namespace
+
+TEST(Array, ElementCountOverflowIsAnError) {
+  expect_error([] { num_elements({int64_t{1} << 62, 4}); }, {"[shape]", "overflows int64"});
+  expect_error([] { zeros({int64_t{1} << 62, 4}); }, {"overflows int64"});
+  expect_error([] { lax::reshape(zeros({0}), {int64_t{1} << 62, 4}); }, {"overflows int64"});
+}

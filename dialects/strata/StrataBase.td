@@ -1,0 +1,70 @@
+//===- StrataBase.td - The strata dialect and its op base classes --------*- tablegen -*-===//
+//
+// The dialect definition and one base class per op family.
+//
+//===----------------------------------------------------------------------------------===//
+
+#ifndef STRATA_BASE_TD
+#define STRATA_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "StrataInterfaces.td"
+
+def Strata_Dialect : Dialect {
+  let name = "strata";
+  let cppNamespace = "::mlir::strata";
+  let summary = "Strata's IR: one op per primitive, on builtin ranked tensors.";
+  let description = [{
+    The staging level of `strata.jit` builds a `func.func` of `strata` ops; passes optimize
+    and lower it. Every op applies one primitive of libstrata, and its verifier runs that
+    primitive's shape rule, so the tracer and the IR agree on shapes and dtypes by
+    construction. Element types: i1 (bool), i8, i32, i64, ui8, ui32, f16, bf16, f32, f64.
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------------------===//
+
+// Every strata op is pure and verified by its primitive's shape rule. Operand and result
+// constraints are deliberately loose (any ranked tensor): the shape rule is the one check.
+class Strata_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Strata_Dialect, mnemonic, !listconcat([Pure, Strata_PrimitiveOpInterface], traits)>;
+
+// Elementwise unary primitives: `y = f(x)`.
+class Strata_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+// Elementwise binary primitives on operands of one shape and dtype: `z = f(x, y)`.
+class Strata_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+// Comparisons: binary primitives with a bool (i1) result.
+class Strata_CompareOp<string mnemonic, list<Trait> traits = []>
+    : Strata_BinaryOp<mnemonic, traits>;
+
+// Reductions over a set of axes, which the result drops.
+class Strata_ReduceOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `axes` `=` $axes attr-dict `:` functional-type(operands, results)";
+}
+
+// Shape ops: move data without arithmetic.
+class Strata_ShapeOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let results = (outs AnyRankedTensor:$result);
+}
+
+#endif // STRATA_BASE_TD

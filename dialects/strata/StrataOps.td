@@ -1,0 +1,994 @@
+//===- StrataOps.td - Operations of the strata dialect ------------------*- tablegen -*-===//
+//
+// One op per Strata primitive, grouped by family. Verification is shared: every op runs its
+// primitive's C++ shape rule (see StrataInterfaces.td), so no op here repeats a shape check.
+//
+//===----------------------------------------------------------------------------------===//
+
+#ifndef STRATA_OPS_TD
+#define STRATA_OPS_TD
+
+include "StrataBase.td"
+
+//===----------------------------------------------------------------------------------===//
+//===== Elementwise unary ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// NegOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_NegOp : Strata_UnaryOp<"neg"> {
+  let summary = "Negates each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. `y = -x`; integers wrap.
+
+    Example:
+
+    ```mlir
+    %y = strata.neg %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AbsOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AbsOp : Strata_UnaryOp<"abs"> {
+  let summary = "Takes the absolute value of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. `y = |x|`; the most negative integer stays
+    itself.
+
+    Example:
+
+    ```mlir
+    %y = strata.abs %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SignOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SignOp : Strata_UnaryOp<"sign"> {
+  let summary = "Takes the sign (-1, 0 or 1) of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. NaN and both zeros map to themselves.
+
+    Example:
+
+    ```mlir
+    %y = strata.sign %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// FloorOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_FloorOp : Strata_UnaryOp<"floor"> {
+  let summary = "Rounds each element down to an integer value.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.floor %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CeilOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CeilOp : Strata_UnaryOp<"ceil"> {
+  let summary = "Rounds each element up to an integer value.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.ceil %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RoundOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RoundOp : Strata_UnaryOp<"round"> {
+  let summary = "Rounds each element to the nearest integer value, halves to even.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.round %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ExpOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ExpOp : Strata_UnaryOp<"exp"> {
+  let summary = "Computes `e^x` for each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// LogOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_LogOp : Strata_UnaryOp<"log"> {
+  let summary = "Computes the natural logarithm of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.log %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Log1pOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_Log1pOp : Strata_UnaryOp<"log1p"> {
+  let summary = "Computes `log(1 + x)` for each element, accurately near zero.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.log1p %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Expm1Op
+//===----------------------------------------------------------------------------------===//
+
+def Strata_Expm1Op : Strata_UnaryOp<"expm1"> {
+  let summary = "Computes `e^x - 1` for each element, accurately near zero.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.expm1 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SqrtOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SqrtOp : Strata_UnaryOp<"sqrt"> {
+  let summary = "Computes the square root of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.sqrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RsqrtOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RsqrtOp : Strata_UnaryOp<"rsqrt"> {
+  let summary = "Computes `1 / sqrt(x)` for each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.rsqrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SinOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SinOp : Strata_UnaryOp<"sin"> {
+  let summary = "Computes the sine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.sin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CosOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CosOp : Strata_UnaryOp<"cos"> {
+  let summary = "Computes the cosine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.cos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// TanOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_TanOp : Strata_UnaryOp<"tan"> {
+  let summary = "Computes the tangent of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.tan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// TanhOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_TanhOp : Strata_UnaryOp<"tanh"> {
+  let summary = "Computes the hyperbolic tangent of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.tanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// LogisticOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_LogisticOp : Strata_UnaryOp<"logistic"> {
+  let summary = "Computes the logistic sigmoid `1 / (1 + e^-x)` of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.logistic %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ErfOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ErfOp : Strata_UnaryOp<"erf"> {
+  let summary = "Computes the error function of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.erf %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ErfInvOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ErfInvOp : Strata_UnaryOp<"erf_inv"> {
+  let summary = "Computes the inverse error function of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only; the domain is
+    (-1, 1).
+
+    Example:
+
+    ```mlir
+    %y = strata.erf_inv %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// IsFiniteOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IsFiniteOp : Strata_UnaryOp<"is_finite"> {
+  let summary = "Tests each element for being neither infinite nor NaN.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only; the result is
+    bool (i1).
+
+    Example:
+
+    ```mlir
+    %y = strata.is_finite %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// NotOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_NotOp : Strata_UnaryOp<"not"> {
+  let summary = "Computes the logical (bool) or bitwise (integer) negation of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Integer and bool operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.not %x : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// IntegerPowOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IntegerPowOp : Strata_Op<"integer_pow"> {
+  let summary = "Raises each element to a constant integer power `y`.";
+  let description = [{
+    Elementwise; `y` is an attribute. Negative powers need a floating-point operand.
+
+    Example:
+
+    ```mlir
+    %y = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$y);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `y` `=` $y attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Elementwise binary ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// AddOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AddOp : Strata_BinaryOp<"add"> {
+  let summary = "Adds two tensors elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integers wrap.
+
+    Example:
+
+    ```mlir
+    %z = strata.add %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SubOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SubOp : Strata_BinaryOp<"sub"> {
+  let summary = "Subtracts two tensors elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integers wrap.
+
+    Example:
+
+    ```mlir
+    %z = strata.sub %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// MulOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_MulOp : Strata_BinaryOp<"mul"> {
+  let summary = "Multiplies two tensors elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integers wrap.
+
+    Example:
+
+    ```mlir
+    %z = strata.mul %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// DivOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_DivOp : Strata_BinaryOp<"div"> {
+  let summary = "Divides two tensors elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integer division rounds
+    toward zero.
+
+    Example:
+
+    ```mlir
+    %z = strata.div %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RemOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RemOp : Strata_BinaryOp<"rem"> {
+  let summary = "Takes the remainder of elementwise division.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. The result has the sign of
+    the dividend (C's `fmod`); for integers `x rem 0 = x`.
+
+    Example:
+
+    ```mlir
+    %z = strata.rem %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// PowOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_PowOp : Strata_BinaryOp<"pow"> {
+  let summary = "Raises each `lhs` element to the power of the matching `rhs` element.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only.
+
+    Example:
+
+    ```mlir
+    %z = strata.pow %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// MaxOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_MaxOp : Strata_BinaryOp<"max"> {
+  let summary = "Takes the elementwise maximum.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %z = strata.max %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// MinOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_MinOp : Strata_BinaryOp<"min"> {
+  let summary = "Takes the elementwise minimum.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %z = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Atan2Op
+//===----------------------------------------------------------------------------------===//
+
+def Strata_Atan2Op : Strata_BinaryOp<"atan2"> {
+  let summary = "Computes the two-argument arctangent `atan(lhs / rhs)` elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; the quadrant follows the signs of both operands.
+
+    Example:
+
+    ```mlir
+    %z = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AndOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AndOp : Strata_BinaryOp<"and"> {
+  let summary = "Computes the logical (bool) or bitwise (integer) and elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integer and bool operands
+    only.
+
+    Example:
+
+    ```mlir
+    %z = strata.and %x, %y : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// OrOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_OrOp : Strata_BinaryOp<"or"> {
+  let summary = "Computes the logical (bool) or bitwise (integer) or elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integer and bool operands
+    only.
+
+    Example:
+
+    ```mlir
+    %z = strata.or %x, %y : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// XorOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_XorOp : Strata_BinaryOp<"xor"> {
+  let summary = "Computes the logical (bool) or bitwise (integer) exclusive or elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Integer and bool operands
+    only.
+
+    Example:
+
+    ```mlir
+    %z = strata.xor %x, %y : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Comparison ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// EqOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_EqOp : Strata_CompareOp<"eq"> {
+  let summary = "Tests elements for equality.";
+  let description = [{
+    Computes `lhs == rhs`; both operands have one shape and dtype, and the result is bool (i1)
+    of that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.eq %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// NeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_NeOp : Strata_CompareOp<"ne"> {
+  let summary = "Tests elements for inequality.";
+  let description = [{
+    Computes `lhs != rhs`; both operands have one shape and dtype, and the result is bool (i1)
+    of that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.ne %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// LtOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_LtOp : Strata_CompareOp<"lt"> {
+  let summary = "Tests whether each `lhs` element is less than the matching `rhs` element.";
+  let description = [{
+    Computes `lhs < rhs`; both operands have one shape and dtype, and the result is bool (i1) of
+    that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.lt %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// LeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_LeOp : Strata_CompareOp<"le"> {
+  let summary = "Tests whether each `lhs` element is at most the matching `rhs` element.";
+  let description = [{
+    Computes `lhs <= rhs`; both operands have one shape and dtype, and the result is bool (i1)
+    of that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.le %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// GtOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_GtOp : Strata_CompareOp<"gt"> {
+  let summary = "Tests whether each `lhs` element is greater than the matching `rhs` element.";
+  let description = [{
+    Computes `lhs > rhs`; both operands have one shape and dtype, and the result is bool (i1) of
+    that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.gt %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// GeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_GeOp : Strata_CompareOp<"ge"> {
+  let summary = "Tests whether each `lhs` element is at least the matching `rhs` element.";
+  let description = [{
+    Computes `lhs >= rhs`; both operands have one shape and dtype, and the result is bool (i1)
+    of that shape. Any comparison with NaN is false, except `ne`, which is true.
+
+    Example:
+
+    ```mlir
+    %z = strata.ge %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Selection and conversion ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SelectOp : Strata_Op<"select"> {
+  let summary = "Chooses elements from `on_true` where `pred` holds and from `on_false` elsewhere.";
+  let description = [{
+    `pred` is bool (i1), either a scalar or of the branches' shape; the branches have one shape
+    and dtype, which the result keeps.
+
+    Example:
+
+    ```mlir
+    %z = strata.select %p, %a, %b
+        : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$pred, AnyRankedTensor:$on_true,
+                       AnyRankedTensor:$on_false);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ClampOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ClampOp : Strata_Op<"clamp"> {
+  let summary = "Clamps each element of `operand` to the range [`min`, `max`].";
+  let description = [{
+    The bounds are scalars or of the operand's shape, with its dtype; a NaN anywhere gives NaN,
+    and `min > max` gives `max`.
+
+    Example:
+
+    ```mlir
+    %z = strata.clamp %lo, %x, %hi : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$min, AnyRankedTensor:$operand, AnyRankedTensor:$max);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$min `,` $operand `,` $max attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------------------===//
+// ConvertElementTypeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ConvertElementTypeOp : Strata_Op<"convert_element_type"> {
+  let summary = "Converts each element to the result's element type.";
+  let description = [{
+    The result has the operand's shape; its element type is the primitive's `new_dtype`. Values
+    convert as libstrata's reference implementation converts them.
+
+    Example:
+
+    ```mlir
+    %y = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The target dtype is the result's element type; the IR has no weak types.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      ::mlir::Builder b(getContext());
+      auto type = ::llvm::cast<::mlir::ShapedType>(getResult().getType());
+      return b.getDictionaryAttr(
+          {b.getNamedAttr("new_dtype", ::mlir::TypeAttr::get(type.getElementType())),
+           b.getNamedAttr("weak_type", b.getBoolAttr(false))});
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Shape ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// BroadcastInDimOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BroadcastInDimOp : Strata_ShapeOp<"broadcast_in_dim"> {
+  let summary = "Broadcasts a tensor to the result's shape.";
+  let description = [{
+    Operand dimension `i` becomes result dimension `broadcast_dimensions[i]` (strictly
+    increasing); it must have size 1 or that dimension's size. The result shape is the
+    primitive's `shape`.
+
+    Example:
+
+    ```mlir
+    %y = strata.broadcast_in_dim %x, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$broadcast_dimensions);
+  let assemblyFormat = [{
+    $operand `,` `broadcast_dimensions` `=` $broadcast_dimensions attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The target shape is the result's shape.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      return ::mlir::strata::resultShapeParam(getOperation(), "shape");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReshapeOp : Strata_ShapeOp<"reshape"> {
+  let summary = "Reshapes a tensor to the result's shape, keeping row-major element order.";
+  let description = [{
+    The element count is unchanged. The result shape is the primitive's `new_sizes`.
+
+    Example:
+
+    ```mlir
+    %y = strata.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The target shape is the result's shape.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      return ::mlir::strata::resultShapeParam(getOperation(), "new_sizes");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_TransposeOp : Strata_ShapeOp<"transpose"> {
+  let summary = "Permutes the dimensions of a tensor.";
+  let description = [{
+    Result dimension `i` is operand dimension `permutation[i]`.
+
+    Example:
+
+    ```mlir
+    %y = strata.transpose %x, permutation = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$permutation);
+  let assemblyFormat = [{
+    $operand `,` `permutation` `=` $permutation attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Reductions
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// ReduceSumOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceSumOp : Strata_ReduceOp<"reduce_sum"> {
+  let summary = "Sums over the given axes.";
+  let description = [{
+    The result drops the reduced axes. Integers wrap; bool operands are rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_sum %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceMaxOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceMaxOp : Strata_ReduceOp<"reduce_max"> {
+  let summary = "Takes the maximum over the given axes.";
+  let description = [{
+    The result drops the reduced axes. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_max %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceMinOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceMinOp : Strata_ReduceOp<"reduce_min"> {
+  let summary = "Takes the minimum over the given axes.";
+  let description = [{
+    The result drops the reduced axes. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_min %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceProdOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceProdOp : Strata_ReduceOp<"reduce_prod"> {
+  let summary = "Multiplies over the given axes.";
+  let description = [{
+    The result drops the reduced axes. Integers wrap; bool operands are rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_prod %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Contractions
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// DotGeneralOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_DotGeneralOp : Strata_Op<"dot_general"> {
+  let summary = "Contracts two tensors over paired dimensions, batched over others.";
+  let description = [{
+    Dimension numbers follow XLA: `lhs_batch[i]` pairs with `rhs_batch[i]` and
+    `lhs_contracting[i]` with `rhs_contracting[i]`. The result has the batch dimensions, then
+    the free dimensions of `lhs`, then those of `rhs`. Both operands have one dtype; the
+    optional `preferred_element_type` widens the result (and accumulation) type.
+
+    Example:
+
+    ```mlir
+    %z = strata.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [2] x [1]
+        : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch,
+                       DenseI64ArrayAttr:$lhs_contracting, DenseI64ArrayAttr:$rhs_contracting,
+                       OptionalAttr<TypeAttr>:$preferred_element_type);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `batch_dims` `=` $lhs_batch `x` $rhs_batch `,`
+    `contracting_dims` `=` $lhs_contracting `x` $rhs_contracting attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+#endif // STRATA_OPS_TD

@@ -1,0 +1,203 @@
+// Round trip of every strata op through the text and bytecode forms.
+// RUN: strata-opt %s | strata-opt | FileCheck %s
+// RUN: strata-opt %s -emit-bytecode | strata-opt | FileCheck %s
+// RUN: strata-opt %s --mlir-print-op-generic | strata-opt | FileCheck %s
+
+// Elementwise unary ops, on floats, integers and bools.
+// CHECK-LABEL: func.func @unary
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x3xi32>, %[[P:[^:]+]]: tensor<2x3xi1>)
+func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
+  // CHECK-NEXT: strata.neg %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = strata.neg %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.abs %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = strata.abs %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sign %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = strata.sign %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.floor %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.floor %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.ceil %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = strata.ceil %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.round %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = strata.round %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.exp %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = strata.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.log %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = strata.log %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.log1p %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = strata.log1p %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.expm1 %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = strata.expm1 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sqrt %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %10 = strata.sqrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.rsqrt %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %11 = strata.rsqrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sin %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %12 = strata.sin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cos %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %13 = strata.cos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.tan %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %14 = strata.tan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.tanh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %15 = strata.tanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.logistic %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %16 = strata.logistic %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.erf %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %17 = strata.erf %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.erf_inv %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %18 = strata.erf_inv %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.is_finite %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  %19 = strata.is_finite %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.not %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %20 = strata.not %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.not %[[P]] : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  %21 = strata.not %p : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.integer_pow %[[X]], y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %22 = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.integer_pow %[[I]], y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  return
+}
+
+// Elementwise binary ops.
+// CHECK-LABEL: func.func @binary
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x3xi32>, %[[J:[^:]+]]: tensor<2x3xi32>, %[[P:[^:]+]]: tensor<2x3xi1>)
+func.func @binary(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %i: tensor<2x3xi32>, %j: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
+  // CHECK-NEXT: strata.add %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = strata.add %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sub %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = strata.sub %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.mul %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = strata.mul %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.div %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.div %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.rem %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = strata.rem %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.pow %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = strata.pow %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.max %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = strata.max %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.min %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.atan2 %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.add %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %9 = strata.add %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.rem %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %10 = strata.rem %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.and %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %11 = strata.and %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.or %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %12 = strata.or %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.xor %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %13 = strata.xor %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.and %[[P]], %[[P]] : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %14 = strata.and %p, %p : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  return
+}
+
+// Comparisons give bool (i1) tensors.
+// CHECK-LABEL: func.func @compare
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<2x3xf32>, %[[U:[^:]+]]: tensor<4xui32>)
+func.func @compare(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %u: tensor<4xui32>) {
+  // CHECK-NEXT: strata.eq %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %0 = strata.eq %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.ne %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %1 = strata.ne %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.lt %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %2 = strata.lt %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.le %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %3 = strata.le %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.gt %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %4 = strata.gt %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.ge %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %5 = strata.ge %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: strata.lt %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+  %6 = strata.lt %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+  return
+}
+
+// select and clamp take scalar or full-shape operands; convert reaches every dtype.
+// CHECK-LABEL: func.func @select_clamp_convert
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<2x3xf32>, %[[P:[^:]+]]: tensor<2x3xi1>, %[[S:[^:]+]]: tensor<i1>, %[[LO:[^:]+]]: tensor<f32>, %[[HI:[^:]+]]: tensor<f32>)
+func.func @select_clamp_convert(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %p: tensor<2x3xi1>, %s: tensor<i1>, %lo: tensor<f32>, %hi: tensor<f32>) {
+  // CHECK-NEXT: strata.select %[[P]], %[[X]], %[[Y]] : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = strata.select %p, %x, %y : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.select %[[S]], %[[X]], %[[Y]] : (tensor<i1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = strata.select %s, %x, %y : (tensor<i1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.clamp %[[LO]], %[[X]], %[[HI]] : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = strata.clamp %lo, %x, %hi : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.clamp %[[X]], %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.clamp %x, %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xbf16>
+  %4 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xbf16>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  %5 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  %6 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  %7 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  %8 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %9 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  // CHECK-NEXT: strata.convert_element_type %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  %10 = strata.convert_element_type %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// Shape ops; the result type carries broadcast and reshape targets.
+// CHECK-LABEL: func.func @shape_ops
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[V:[^:]+]]: tensor<3xf32>, %[[S:[^:]+]]: tensor<f32>)
+func.func @shape_ops(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %s: tensor<f32>) {
+  // CHECK-NEXT: strata.broadcast_in_dim %[[V]], broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = strata.broadcast_in_dim %v, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.broadcast_in_dim %[[X]], broadcast_dimensions = [0, 2] : (tensor<2x3xf32>) -> tensor<2x4x3xf32>
+  %1 = strata.broadcast_in_dim %x, broadcast_dimensions = [0, 2] : (tensor<2x3xf32>) -> tensor<2x4x3xf32>
+  // CHECK-NEXT: strata.broadcast_in_dim %[[S]], broadcast_dimensions = [] : (tensor<f32>) -> tensor<2x3xf32>
+  %2 = strata.broadcast_in_dim %s, broadcast_dimensions = [] : (tensor<f32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.reshape %[[X]] : (tensor<2x3xf32>) -> tensor<6xf32>
+  %3 = strata.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  // CHECK-NEXT: strata.reshape %[[X]] : (tensor<2x3xf32>) -> tensor<3x1x2xf32>
+  %4 = strata.reshape %x : (tensor<2x3xf32>) -> tensor<3x1x2xf32>
+  // CHECK-NEXT: strata.reshape %[[S]] : (tensor<f32>) -> tensor<1x1xf32>
+  %5 = strata.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
+  // CHECK-NEXT: strata.transpose %[[X]], permutation = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %6 = strata.transpose %x, permutation = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  // CHECK-NEXT: strata.transpose %[[S]], permutation = [] : (tensor<f32>) -> tensor<f32>
+  %7 = strata.transpose %s, permutation = [] : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// Reductions drop their axes.
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x3xi32>, %[[P:[^:]+]]: tensor<2x3xi1>)
+func.func @reductions(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
+  // CHECK-NEXT: strata.reduce_sum %[[X]], axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %0 = strata.reduce_sum %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  // CHECK-NEXT: strata.reduce_max %[[X]], axes = [0, 1] : (tensor<2x3xf32>) -> tensor<f32>
+  %1 = strata.reduce_max %x, axes = [0, 1] : (tensor<2x3xf32>) -> tensor<f32>
+  // CHECK-NEXT: strata.reduce_min %[[X]], axes = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = strata.reduce_min %x, axes = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.reduce_prod %[[I]], axes = [0] : (tensor<2x3xi32>) -> tensor<3xi32>
+  %3 = strata.reduce_prod %i, axes = [0] : (tensor<2x3xi32>) -> tensor<3xi32>
+  // CHECK-NEXT: strata.reduce_max %[[P]], axes = [1] : (tensor<2x3xi1>) -> tensor<2xi1>
+  %4 = strata.reduce_max %p, axes = [1] : (tensor<2x3xi1>) -> tensor<2xi1>
+  return
+}
+
+// dot_general: matmul, batched matmul, outer product, preferred type, integers.
+// CHECK-LABEL: func.func @dot_general
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[W:[^:]+]]: tensor<3x4xf32>, %[[A:[^:]+]]: tensor<5x2x3xf32>, %[[B:[^:]+]]: tensor<5x3x4xf32>, %[[I:[^:]+]]: tensor<2x3xi8>)
+func.func @dot_general(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>, %i: tensor<2x3xi8>) {
+  // CHECK-NEXT: strata.dot_general %[[X]], %[[W]], batch_dims = [] x [], contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %0 = strata.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  // CHECK-NEXT: strata.dot_general %[[A]], %[[B]], batch_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %1 = strata.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  // CHECK-NEXT: strata.dot_general %[[X]], %[[X]], batch_dims = [] x [], contracting_dims = [] x [] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3x2x3xf32>
+  %2 = strata.dot_general %x, %x, batch_dims = [] x [], contracting_dims = [] x [] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3x2x3xf32>
+  // CHECK-NEXT: strata.dot_general %[[X]], %[[W]], batch_dims = [] x [], contracting_dims = [1] x [0] {preferred_element_type = f64} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf64>
+  %3 = strata.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [1] x [0] {preferred_element_type = f64} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf64>
+  // CHECK-NEXT: strata.dot_general %[[I]], %[[I]], batch_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<2xi8>
+  %4 = strata.dot_general %i, %i, batch_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<2xi8>
+  return
+}

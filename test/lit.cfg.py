@@ -1,0 +1,16 @@
+# lit configuration for Strata's IR tests (test/Dialect, later test/Transforms).
+import os
+
+import lit.formats
+
+config.name = "Strata"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.strata_obj_root, "test")
+# gtest sources and the install check are not lit tests.
+config.excludes = ["unit", "install", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+# strata-opt from this build first, then FileCheck and not from the LLVM that built it.
+config.environment["PATH"] = os.pathsep.join(
+    [config.strata_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
