@@ -67,4 +67,51 @@ class Strata_ShapeOp<string mnemonic, list<Trait> traits = []>
   let results = (outs AnyRankedTensor:$result);
 }
 
+// Scans along one axis (cumsum and friends): the result keeps the operand's type.
+class Strata_CumulativeOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$axis, BoolAttr:$reverse);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `axis` `=` $axis `,` `reverse` `=` $reverse attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+// Index reductions (argmax, argmin): the result drops `axis`; its element type is the
+// primitive's `index_dtype`.
+class Strata_ArgReduceOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `axis` `=` $axis attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The index dtype is the result's element type.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      ::mlir::Builder b(getContext());
+      auto type = ::llvm::cast<::mlir::ShapedType>(getResult().getType());
+      return b.getDictionaryAttr(
+          {b.getNamedAttr("index_dtype", ::mlir::TypeAttr::get(type.getElementType()))});
+    }
+  }];
+}
+
+// Scatters (XLA's general form): `updates` windows written into a copy of `operand` at the
+// positions `indices` name; the result has the operand's type.
+class Strata_ScatterOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$indices,
+                       AnyRankedTensor:$updates, DenseI64ArrayAttr:$update_window_dims,
+                       DenseI64ArrayAttr:$inserted_window_dims,
+                       DenseI64ArrayAttr:$scatter_dims_to_operand_dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `,` $updates `,` `update_window_dims` `=` $update_window_dims `,`
+    `inserted_window_dims` `=` $inserted_window_dims `,`
+    `scatter_dims_to_operand_dims` `=` $scatter_dims_to_operand_dims attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 #endif // STRATA_BASE_TD

@@ -885,6 +885,269 @@ def Strata_TransposeOp : Strata_ShapeOp<"transpose"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IotaOp : Strata_ShapeOp<"iota"> {
+  let summary = "Fills a tensor with its indices along one dimension.";
+  let description = [{
+    Element `[i0, ..., in]` of the result is `i_dimension`, converted to the result's element
+    type. The primitive's `shape` and `dtype` are the result type's; bool is rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.iota dimension = 1 : tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dimension);
+  let assemblyFormat = "`dimension` `=` $dimension attr-dict `:` type($result)";
+  let extraClassDeclaration = [{
+    /// The shape and dtype are the result type's.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      ::mlir::Builder b(getContext());
+      auto type = ::llvm::cast<::mlir::ShapedType>(getResult().getType());
+      return b.getDictionaryAttr(
+          {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(type.getShape())),
+           b.getNamedAttr("dtype", ::mlir::TypeAttr::get(type.getElementType()))});
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RevOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RevOp : Strata_ShapeOp<"rev"> {
+  let summary = "Reverses a tensor along the given dimensions.";
+  let description = [{
+    `dimensions` lists distinct operand dimensions; the result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %y = strata.rev %x, dimensions = [1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let assemblyFormat = [{
+    $operand `,` `dimensions` `=` $dimensions attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SliceOp : Strata_ShapeOp<"slice"> {
+  let summary = "Takes a static, strided slice of a tensor.";
+  let description = [{
+    Dimension `i` keeps the elements `start[i], start[i] + strides[i], ...` below `limit[i]`,
+    with `0 <= start <= limit <= size`. Empty `strides` mean all ones.
+
+    Example:
+
+    ```mlir
+    %y = strata.slice %x, start = [0, 1], limit = [2, 3], strides = [1, 1]
+        : (tensor<2x3xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$strides);
+  let assemblyFormat = [{
+    $operand `,` `start` `=` $start `,` `limit` `=` $limit `,` `strides` `=` $strides attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// DynamicSliceOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_DynamicSliceOp : Strata_ShapeOp<"dynamic_slice"> {
+  let summary = "Takes a slice of a tensor at start indices known only at run time.";
+  let description = [{
+    One integer scalar start index per operand dimension; starts are clamped so that the
+    slice lies in bounds. The slice sizes (the primitive's `slice_sizes`) are the result's
+    shape.
+
+    Example:
+
+    ```mlir
+    %y = strata.dynamic_slice %x[%i, %j]
+        : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, Variadic<AnyRankedTensor>:$start_indices);
+  let assemblyFormat = [{
+    $operand `[` $start_indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The slice sizes are the result's shape.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      return ::mlir::strata::resultShapeParam(getOperation(), "slice_sizes");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// DynamicUpdateSliceOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_DynamicUpdateSliceOp : Strata_ShapeOp<"dynamic_update_slice"> {
+  let summary = "Overwrites a slice of a tensor, at run-time start indices, with `update`.";
+  let description = [{
+    `update` has the operand's rank and dtype and fits in it; one integer scalar start index
+    per operand dimension, clamped so that the update lies in bounds. The result has the
+    operand's type.
+
+    Example:
+
+    ```mlir
+    %y = strata.dynamic_update_slice %x, %u at [%i, %j]
+        : (tensor<4x5xf32>, tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$update,
+                       Variadic<AnyRankedTensor>:$start_indices);
+  let assemblyFormat = [{
+    $operand `,` $update `at` ` ` `[` $start_indices `]` attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_PadOp : Strata_ShapeOp<"pad"> {
+  let summary = "Pads a tensor with a scalar at each edge and between elements.";
+  let description = [{
+    Dimension `i` gets `low[i]` leading, `high[i]` trailing and `interior[i]` in-between copies
+    of the scalar `padding_value` (of the operand's dtype); negative `low` and `high` crop.
+
+    Example:
+
+    ```mlir
+    %y = strata.pad %x, %zero, low = [0, 1], high = [1, 0], interior = [0, 1]
+        : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x6xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$padding_value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
+                       DenseI64ArrayAttr:$interior);
+  let assemblyFormat = [{
+    $operand `,` $padding_value `,` `low` `=` $low `,` `high` `=` $high `,`
+    `interior` `=` $interior attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ConcatenateOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ConcatenateOp : Strata_ShapeOp<"concatenate"> {
+  let summary = "Joins tensors along one dimension.";
+  let description = [{
+    At least one operand; all have one dtype and rank, and equal sizes outside `dimension`.
+    Scalars cannot be concatenated.
+
+    Example:
+
+    ```mlir
+    %y = strata.concatenate(%a, %b), dimension = 0
+        : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dimension);
+  let assemblyFormat = [{
+    `(` $inputs `)` `,` `dimension` `=` $dimension attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Indexing ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_GatherOp : Strata_Op<"gather"> {
+  let summary = "Gathers slices of a tensor at the positions that `indices` name.";
+  let description = [{
+    XLA's general gather, with the index vector as the last dimension of `indices` (an integer
+    tensor). For each batch position of `indices`, the slice of size `slice_sizes` starting at
+    the position (clamped into bounds) is taken; `start_index_map` says which operand dimension
+    each index vector element addresses. `collapsed_slice_dims` (slice size 1) are dropped and
+    the remaining slice dimensions become the result's `offset_dims`.
+
+    Example:
+
+    ```mlir
+    %y = strata.gather %x, %idx, offset_dims = [1], collapsed_slice_dims = [0],
+        start_index_map = [0], slice_sizes = [1, 3]
+        : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, AnyRankedTensor:$indices,
+                       DenseI64ArrayAttr:$offset_dims, DenseI64ArrayAttr:$collapsed_slice_dims,
+                       DenseI64ArrayAttr:$start_index_map, DenseI64ArrayAttr:$slice_sizes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `,` `offset_dims` `=` $offset_dims `,`
+    `collapsed_slice_dims` `=` $collapsed_slice_dims `,`
+    `start_index_map` `=` $start_index_map `,` `slice_sizes` `=` $slice_sizes attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ScatterOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ScatterOp : Strata_ScatterOp<"scatter"> {
+  let summary = "Writes windows of `updates` into a tensor at the positions `indices` name.";
+  let description = [{
+    XLA's general scatter, with the index vector as the last dimension of `indices`. Each
+    update window replaces the operand elements it covers; windows that would leave the
+    operand are dropped. `update_window_dims` are the window dimensions of `updates`,
+    `inserted_window_dims` the operand dimensions a window has size 1 in, and
+    `scatter_dims_to_operand_dims` maps each index vector element to an operand dimension.
+    Where windows overlap, which update wins is unspecified.
+
+    Example:
+
+    ```mlir
+    %y = strata.scatter %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0],
+        scatter_dims_to_operand_dims = [0]
+        : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ScatterAddOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ScatterAddOp : Strata_ScatterOp<"scatter_add"> {
+  let summary = "Adds windows of `updates` into a tensor at the positions `indices` name.";
+  let description = [{
+    As `strata.scatter`, but each update window is added to the operand elements it covers, so
+    overlapping windows accumulate. Numeric operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.scatter_add %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0],
+        scatter_dims_to_operand_dims = [0]
+        : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 //===== Reductions
 //===----------------------------------------------------------------------------------===//
 
@@ -957,6 +1220,114 @@ def Strata_ReduceProdOp : Strata_ReduceOp<"reduce_prod"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// ArgmaxOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ArgmaxOp : Strata_ArgReduceOp<"argmax"> {
+  let summary = "Finds the index of the largest element along one axis.";
+  let description = [{
+    The result drops `axis` (which may be negative) and has the element type i32 or i64, the
+    primitive's `index_dtype`. Ties go to the first index; NaN counts as the largest value. The
+    axis must not be empty.
+
+    Example:
+
+    ```mlir
+    %y = strata.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ArgminOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ArgminOp : Strata_ArgReduceOp<"argmin"> {
+  let summary = "Finds the index of the smallest element along one axis.";
+  let description = [{
+    The result drops `axis` (which may be negative) and has the element type i32 or i64, the
+    primitive's `index_dtype`. Ties go to the first index; NaN counts as the smallest value.
+    The axis must not be empty.
+
+    Example:
+
+    ```mlir
+    %y = strata.argmin %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi64>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CumsumOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CumsumOp : Strata_CumulativeOp<"cumsum"> {
+  let summary = "Computes running sums along one axis.";
+  let description = [{
+    The result has the operand's type; `reverse` runs from the end of the axis. Integers wrap;
+    bool operands are rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.cumsum %x, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CumprodOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CumprodOp : Strata_CumulativeOp<"cumprod"> {
+  let summary = "Computes running products along one axis.";
+  let description = [{
+    The result has the operand's type; `reverse` runs from the end of the axis. Integers wrap;
+    bool operands are rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.cumprod %x, axis = 0, reverse = true : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CummaxOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CummaxOp : Strata_CumulativeOp<"cummax"> {
+  let summary = "Computes running maxima along one axis.";
+  let description = [{
+    The result has the operand's type; `reverse` runs from the end of the axis. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.cummax %x, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CumminOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CumminOp : Strata_CumulativeOp<"cummin"> {
+  let summary = "Computes running minima along one axis.";
+  let description = [{
+    The result has the operand's type; `reverse` runs from the end of the axis. NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.cummin %x, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 //===== Contractions
 //===----------------------------------------------------------------------------------===//
 
@@ -989,6 +1360,177 @@ def Strata_DotGeneralOp : Strata_Op<"dot_general"> {
     `contracting_dims` `=` $lhs_contracting `x` $rhs_contracting attr-dict `:`
     functional-type(operands, results)
   }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Sorting
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// SortOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SortOp : Strata_Op<"sort"> {
+  let summary = "Sorts tensors of one shape together along one dimension.";
+  let description = [{
+    The first `num_keys` operands are the keys, compared lexicographically (ascending, stable,
+    NaN last); every operand is permuted the same way, and result `i` has operand `i`'s type.
+    `dimension` may be negative.
+
+    Example:
+
+    ```mlir
+    %k, %v = strata.sort(%keys, %vals), dimension = 1, num_keys = 1
+        : (tensor<2x3xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dimension, I64Attr:$num_keys);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `(` $inputs `)` `,` `dimension` `=` $dimension `,` `num_keys` `=` $num_keys attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Bit-level and random ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// ShiftLeftOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ShiftLeftOp : Strata_BinaryOp<"shift_left"> {
+  let summary = "Shifts the bits of each `lhs` element left by the matching `rhs` element.";
+  let description = [{
+    Both operands are integers of one shape and dtype, which the result keeps. Amounts of at
+    least the bit width (or negative) give 0.
+
+    Example:
+
+    ```mlir
+    %z = strata.shift_left %x, %n : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ShiftRightLogicalOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical"> {
+  let summary = "Shifts the bits of each `lhs` element right, filling with zeros.";
+  let description = [{
+    Both operands are integers of one shape and dtype, which the result keeps. Amounts of at
+    least the bit width (or negative) give 0.
+
+    Example:
+
+    ```mlir
+    %z = strata.shift_right_logical %x, %n : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// BitcastConvertTypeOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BitcastConvertTypeOp : Strata_Op<"bitcast_convert_type"> {
+  let summary = "Reinterprets the bits of each element as the result's element type.";
+  let description = [{
+    The result has the operand's shape; its element type is the primitive's `new_dtype`, of the
+    same item size as the operand's. Bool has no bit layout and is rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.bitcast_convert_type %x : (tensor<4xf32>) -> tensor<4xui32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The target dtype is the result's element type.
+    ::mlir::DictionaryAttr getImpliedParams() {
+      ::mlir::Builder b(getContext());
+      auto type = ::llvm::cast<::mlir::ShapedType>(getResult().getType());
+      return b.getDictionaryAttr(
+          {b.getNamedAttr("new_dtype", ::mlir::TypeAttr::get(type.getElementType()))});
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Threefry2x32Op
+//===----------------------------------------------------------------------------------===//
+
+def Strata_Threefry2x32Op : Strata_Op<"threefry2x32"> {
+  let summary = "Applies the Threefry-2x32 block cipher (20 rounds) to pairs of 32-bit words.";
+  let description = [{
+    The key words `key0`, `key1` and the counter words `x0`, `x1` are ui32 tensors of one
+    shape; the two results are the enciphered words, of that type. Matches JAX's
+    `threefry2x32`.
+
+    Example:
+
+    ```mlir
+    %y0, %y1 = strata.threefry2x32 %k0, %k1, %x0, %x1
+        : (tensor<4xui32>, tensor<4xui32>, tensor<4xui32>, tensor<4xui32>)
+        -> (tensor<4xui32>, tensor<4xui32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$key0, AnyRankedTensor:$key1, AnyRankedTensor:$x0,
+                       AnyRankedTensor:$x1);
+  let results = (outs AnyRankedTensor:$out0, AnyRankedTensor:$out1);
+  let assemblyFormat = [{
+    $key0 `,` $key1 `,` $x0 `,` $x1 attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Differentiation markers
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// StopGradientOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_StopGradientOp : Strata_UnaryOp<"stop_gradient"> {
+  let summary = "Passes a tensor through unchanged, with a zero derivative.";
+  let description = [{
+    The identity on values; differentiation sees a constant. The result has the operand's
+    type.
+
+    Example:
+
+    ```mlir
+    %y = strata.stop_gradient %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CheckpointNameOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CheckpointNameOp : Strata_Op<"checkpoint_name"> {
+  let summary = "Passes a tensor through unchanged, naming it for checkpoint policies.";
+  let description = [{
+    The identity on values (and on derivatives); a rematerialization policy may save the values
+    whose `name` it lists. The result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %y = strata.checkpoint_name %x, name = "hidden" : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, StrAttr:$name);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `name` `=` $name attr-dict `:` functional-type(operands, results)";
 }
 
 #endif // STRATA_OPS_TD

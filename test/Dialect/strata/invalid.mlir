@@ -187,3 +187,291 @@ func.func @reshape_overflow(%x: tensor<4611686018427387904x4xf32>) -> tensor<0xf
   %0 = strata.reshape %x : (tensor<4611686018427387904x4xf32>) -> tensor<0xf32>
   return %0 : tensor<0xf32>
 }
+
+// -----
+
+// iota: a dimension past the result's rank.
+func.func @iota_dimension() {
+  // expected-error @+1 {{[iota] dimension 2 is out of range for shape [2,3]}}
+  %0 = strata.iota dimension = 2 : tensor<2x3xi32>
+  return
+}
+
+// -----
+
+// iota: bool has no index values (the dtype comes from the result type).
+func.func @iota_bool() {
+  // expected-error @+1 {{[iota] expects a numeric dtype, got bool}}
+  %0 = strata.iota dimension = 0 : tensor<3xi1>
+  return
+}
+
+// -----
+
+// rev: a repeated dimension.
+func.func @rev_repeat(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[rev] dimensions [1,1] repeat dimension 1}}
+  %0 = strata.rev %x, dimensions = [1, 1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// slice: a limit past the end of a dimension.
+func.func @slice_limit(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[slice] start 1 and limit 4 are invalid for dimension 1 of f32[2,3] (need 0 <= start <= limit <= 3)}}
+  %0 = strata.slice %x, start = [0, 1], limit = [2, 4], strides = [1, 1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// slice: a zero stride.
+func.func @slice_stride(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[slice] strides [1,0] must be >= 1}}
+  %0 = strata.slice %x, start = [0, 0], limit = [2, 3], strides = [1, 0] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// dynamic_slice: the slice sizes (the result's shape) do not fit in the operand.
+func.func @dynamic_slice_sizes(%x: tensor<2x3xf32>, %i: tensor<i32>) {
+  // expected-error @+1 {{[dynamic_slice] slice_sizes [2,4] do not fit in f32[2,3] at dimension 1}}
+  %0 = strata.dynamic_slice %x[%i, %i] : (tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// dynamic_slice: one start index per dimension.
+func.func @dynamic_slice_index_count(%x: tensor<2x3xf32>, %i: tensor<i32>) {
+  // expected-error @+1 {{[dynamic_slice] expects 2 start indices for f32[2,3], got 1}}
+  %0 = strata.dynamic_slice %x[%i] : (tensor<2x3xf32>, tensor<i32>) -> tensor<1x1xf32>
+  return
+}
+
+// -----
+
+// dynamic_update_slice: a start index that is not an integer scalar.
+func.func @dynamic_update_slice_index(%x: tensor<2x3xf32>, %u: tensor<1x2xf32>, %i: tensor<i32>, %f: tensor<f32>) {
+  // expected-error @+1 {{[dynamic_update_slice] start index 1 must be an integer scalar, got f32[]}}
+  %0 = strata.dynamic_update_slice %x, %u at [%i, %f] : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<f32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// dynamic_update_slice: an update larger than the operand.
+func.func @dynamic_update_slice_fit(%x: tensor<2x3xf32>, %u: tensor<3x1xf32>, %i: tensor<i32>) {
+  // expected-error @+1 {{[dynamic_update_slice] update f32[3,1] does not fit in operand f32[2,3] at dimension 0}}
+  %0 = strata.dynamic_update_slice %x, %u at [%i, %i] : (tensor<2x3xf32>, tensor<3x1xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// pad: a padding value that is not a scalar.
+func.func @pad_value(%x: tensor<2x3xf32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{[pad] padding_value must be a scalar, got f32[1]}}
+  %0 = strata.pad %x, %v, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// pad: negative interior padding.
+func.func @pad_interior(%x: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{[pad] interior [0,-1] must be non-negative}}
+  %0 = strata.pad %x, %v, low = [0, 0], high = [0, 0], interior = [0, -1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// concatenate: operands that differ outside the concatenated dimension.
+func.func @concatenate_shapes(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{[concatenate] operand shapes f32[2,3] and f32[2,4] differ outside dimension 0}}
+  %0 = strata.concatenate(%a, %b), dimension = 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// concatenate: no operands at all.
+func.func @concatenate_empty() {
+  // expected-error @+1 {{[concatenate] expects at least one operand}}
+  %0 = strata.concatenate(), dimension = 0 : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// gather: a collapsed dimension whose slice size is not 1.
+func.func @gather_collapsed(%x: tensor<5x3xf32>, %idx: tensor<4x1xi32>) {
+  // expected-error @+1 {{[gather] collapsed dimension 0 must have slice size 1, got slice_sizes [2,3]}}
+  %0 = strata.gather %x, %idx, offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], slice_sizes = [2, 3] : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// gather: floating-point indices.
+func.func @gather_indices(%x: tensor<5x3xf32>, %idx: tensor<4x1xf32>) {
+  // expected-error @+1 {{[gather] indices must have an integer dtype, got f32[4,1]}}
+  %0 = strata.gather %x, %idx, offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], slice_sizes = [1, 3] : (tensor<5x3xf32>, tensor<4x1xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// scatter: updates whose batch dimension does not match the indices'.
+func.func @scatter_batch(%x: tensor<5x3xf32>, %idx: tensor<4x1xi32>, %u: tensor<2x3xf32>) {
+  // expected-error @+1 {{[scatter] updates dimension 0 (size 2) must match indices dimension 0}}
+  %0 = strata.scatter %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+// scatter_add: bool operands cannot be added.
+func.func @scatter_add_bool(%x: tensor<5x3xi1>, %idx: tensor<4x1xi32>, %u: tensor<4x3xi1>) {
+  // expected-error @+1 {{[scatter_add] expects a numeric operand}}
+  %0 = strata.scatter_add %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xi1>, tensor<4x1xi32>, tensor<4x3xi1>) -> tensor<5x3xi1>
+  return
+}
+
+// -----
+
+// argmax: the index dtype (the result's element type) must be i32 or i64.
+func.func @argmax_index_dtype(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[argmax] index_dtype must be i32 or i64, got f32}}
+  %0 = strata.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// argmin: an empty axis has no smallest element.
+func.func @argmin_empty(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{[argmin] cannot take the argmin of an empty axis 1 of f32[2,0]}}
+  %0 = strata.argmin %x, axis = 1 : (tensor<2x0xf32>) -> tensor<2xi32>
+  return
+}
+
+// -----
+
+// cumsum: an axis out of range.
+func.func @cumsum_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[cumsum] axis 2 is out of range for f32[2,3]}}
+  %0 = strata.cumsum %x, axis = 2, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// cumprod: bool operands are rejected.
+func.func @cumprod_bool(%x: tensor<2x3xi1>) {
+  // expected-error @+1 {{[cumprod] expects a numeric operand, got bool[2,3]}}
+  %0 = strata.cumprod %x, axis = 0, reverse = false : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+// cummax: an axis below -rank.
+func.func @cummax_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{[cummax] axis -3 is out of range for f32[2,3]}}
+  %0 = strata.cummax %x, axis = -3, reverse = true : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// cummin: the result keeps the operand's type.
+func.func @cummin_result(%x: tensor<2x3xi32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<2x3xf32>', but the shape rule of 'cummin' gives 'tensor<2x3xi32>'}}
+  %0 = strata.cummin %x, axis = 0, reverse = false : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// sort: more keys than operands.
+func.func @sort_num_keys(%k: tensor<2x3xf32>) {
+  // expected-error @+1 {{[sort] num_keys 2 must be between 1 and the number of operands (1)}}
+  %0 = strata.sort(%k), dimension = 0, num_keys = 2 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// sort: operands of different shapes.
+func.func @sort_shapes(%k: tensor<2x3xf32>, %v: tensor<3xi32>) {
+  // expected-error @+1 {{[sort] operand shapes differ: f32[2,3] and i32[3]}}
+  %0:2 = strata.sort(%k, %v), dimension = 0, num_keys = 1 : (tensor<2x3xf32>, tensor<3xi32>) -> (tensor<2x3xf32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+// sort: one result per operand.
+func.func @sort_results(%k: tensor<2x3xf32>, %v: tensor<2x3xi32>) {
+  // expected-error @+1 {{has 1 results, but the shape rule of 'sort' gives 2}}
+  %0 = strata.sort(%k, %v), dimension = 0, num_keys = 1 : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// threefry2x32: the cipher works on ui32 words only.
+func.func @threefry_dtype(%k: tensor<4xi32>, %x: tensor<4xui32>) {
+  // expected-error @+1 {{[threefry2x32] expects u32 operands, got i32[4], i32[4], u32[4], u32[4]}}
+  %0:2 = strata.threefry2x32 %k, %k, %x, %x : (tensor<4xi32>, tensor<4xi32>, tensor<4xui32>, tensor<4xui32>) -> (tensor<4xui32>, tensor<4xui32>)
+  return
+}
+
+// -----
+
+// shift_left: floating-point operands.
+func.func @shift_left_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{[shift_left] expects integer operands, got f32[4] and f32[4]}}
+  %0 = strata.shift_left %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// shift_right_logical: operand dtypes that differ.
+func.func @shift_right_dtypes(%x: tensor<4xui32>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{[shift_right_logical] operand dtypes differ: u32[4] and i32[4]}}
+  %0 = strata.shift_right_logical %x, %n : (tensor<4xui32>, tensor<4xi32>) -> tensor<4xui32>
+  return
+}
+
+// -----
+
+// bitcast_convert_type: the item sizes (operand and result element types) differ.
+func.func @bitcast_itemsize(%x: tensor<4xf32>) {
+  // expected-error @+1 {{[bitcast_convert_type] cannot bitcast f32[4] to f64: itemsizes differ (4 and 8 bytes)}}
+  %0 = strata.bitcast_convert_type %x : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// stop_gradient: the result keeps the operand's type.
+func.func @stop_gradient_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<3x2xf32>', but the shape rule of 'stop_gradient' gives 'tensor<2x3xf32>'}}
+  %0 = strata.stop_gradient %x : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// checkpoint_name: the result keeps the operand's type.
+func.func @checkpoint_name_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<2x3xf16>', but the shape rule of 'checkpoint_name' gives 'tensor<2x3xf32>'}}
+  %0 = strata.checkpoint_name %x, name = "h" : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  return
+}

@@ -201,3 +201,131 @@ func.func @dot_general(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %a: tensor<5x2x
   %4 = strata.dot_general %i, %i, batch_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<2xi8>
   return
 }
+
+// Shape ops added in the second stage; iota and dynamic_slice take their shape from the result.
+// CHECK-LABEL: func.func @more_shape_ops
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<1x3xf32>, %[[Z:[^:]+]]: tensor<f32>, %[[I:[^:]+]]: tensor<i32>, %[[J:[^:]+]]: tensor<i64>, %[[U:[^:]+]]: tensor<1x2xf32>)
+func.func @more_shape_ops(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>, %z: tensor<f32>, %i: tensor<i32>, %j: tensor<i64>, %u: tensor<1x2xf32>) {
+  // CHECK-NEXT: strata.iota dimension = 1 : tensor<2x3xi32>
+  %0 = strata.iota dimension = 1 : tensor<2x3xi32>
+  // CHECK-NEXT: strata.iota dimension = 0 : tensor<4xf32>
+  %1 = strata.iota dimension = 0 : tensor<4xf32>
+  // CHECK-NEXT: strata.rev %[[X]], dimensions = [1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = strata.rev %x, dimensions = [1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.rev %[[X]], dimensions = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.rev %x, dimensions = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.slice %[[X]], start = [0, 1], limit = [2, 3], strides = [1, 1] : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  %4 = strata.slice %x, start = [0, 1], limit = [2, 3], strides = [1, 1] : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  // CHECK-NEXT: strata.slice %[[X]], start = [0, 0], limit = [2, 3], strides = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = strata.slice %x, start = [0, 0], limit = [2, 3], strides = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.slice %[[X]], start = [1, 0], limit = [2, 3], strides = [1, 2] : (tensor<2x3xf32>) -> tensor<1x2xf32>
+  %6 = strata.slice %x, start = [1, 0], limit = [2, 3], strides = [1, 2] : (tensor<2x3xf32>) -> tensor<1x2xf32>
+  // CHECK-NEXT: strata.dynamic_slice %[[X]][%[[I]], %[[J]]] : (tensor<2x3xf32>, tensor<i32>, tensor<i64>) -> tensor<1x2xf32>
+  %7 = strata.dynamic_slice %x[%i, %j] : (tensor<2x3xf32>, tensor<i32>, tensor<i64>) -> tensor<1x2xf32>
+  // CHECK-NEXT: strata.dynamic_slice %[[Z]][] : (tensor<f32>) -> tensor<f32>
+  %8 = strata.dynamic_slice %z[] : (tensor<f32>) -> tensor<f32>
+  // CHECK-NEXT: strata.dynamic_update_slice %[[X]], %[[U]] at [%[[I]], %[[I]]] : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  %9 = strata.dynamic_update_slice %x, %u at [%i, %i] : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.pad %[[X]], %[[Z]], low = [0, 1], high = [1, 0], interior = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x6xf32>
+  %10 = strata.pad %x, %z, low = [0, 1], high = [1, 0], interior = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x6xf32>
+  // CHECK-NEXT: strata.pad %[[X]], %[[Z]], low = [-1, 0], high = [0, -1], interior = [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %11 = strata.pad %x, %z, low = [-1, 0], high = [0, -1], interior = [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<1x2xf32>
+  // CHECK-NEXT: strata.concatenate(%[[X]], %[[Y]]), dimension = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+  %12 = strata.concatenate(%x, %y), dimension = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+  // CHECK-NEXT: strata.concatenate(%[[X]]), dimension = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %13 = strata.concatenate(%x), dimension = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.concatenate(%[[X]], %[[X]], %[[X]]), dimension = 1 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
+  %14 = strata.concatenate(%x, %x, %x), dimension = 1 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
+  return
+}
+
+// gather, scatter and scatter_add in XLA's general form.
+// CHECK-LABEL: func.func @indexing
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<5x3xf32>, %[[IDX:[^:]+]]: tensor<4x1xi32>, %[[U:[^:]+]]: tensor<4x3xf32>, %[[I2:[^:]+]]: tensor<2x2xi64>, %[[N:[^:]+]]: tensor<5x3xi32>, %[[UN:[^:]+]]: tensor<2xi32>)
+func.func @indexing(%x: tensor<5x3xf32>, %idx: tensor<4x1xi32>, %u: tensor<4x3xf32>, %i2: tensor<2x2xi64>, %n: tensor<5x3xi32>, %un: tensor<2xi32>) {
+  // CHECK-NEXT: strata.gather %[[X]], %[[IDX]], offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], slice_sizes = [1, 3] : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  %0 = strata.gather %x, %idx, offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], slice_sizes = [1, 3] : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  // CHECK-NEXT: strata.gather %[[X]], %[[I2]], offset_dims = [], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], slice_sizes = [1, 1] : (tensor<5x3xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  %1 = strata.gather %x, %i2, offset_dims = [], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], slice_sizes = [1, 1] : (tensor<5x3xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  // CHECK-NEXT: strata.gather %[[X]], %[[IDX]], offset_dims = [1, 2], collapsed_slice_dims = [], start_index_map = [1], slice_sizes = [5, 2] : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x5x2xf32>
+  %2 = strata.gather %x, %idx, offset_dims = [1, 2], collapsed_slice_dims = [], start_index_map = [1], slice_sizes = [5, 2] : (tensor<5x3xf32>, tensor<4x1xi32>) -> tensor<4x5x2xf32>
+  // CHECK-NEXT: strata.scatter %[[X]], %[[IDX]], %[[U]], update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %3 = strata.scatter %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  // CHECK-NEXT: strata.scatter_add %[[X]], %[[IDX]], %[[U]], update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %4 = strata.scatter_add %x, %idx, %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0] : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  // CHECK-NEXT: strata.scatter_add %[[N]], %[[I2]], %[[UN]], update_window_dims = [], inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1] : (tensor<5x3xi32>, tensor<2x2xi64>, tensor<2xi32>) -> tensor<5x3xi32>
+  %5 = strata.scatter_add %n, %i2, %un, update_window_dims = [], inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1] : (tensor<5x3xi32>, tensor<2x2xi64>, tensor<2xi32>) -> tensor<5x3xi32>
+  return
+}
+
+// Index reductions take their index dtype from the result; scans keep the operand's type.
+// CHECK-LABEL: func.func @scans
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x3xi32>, %[[P:[^:]+]]: tensor<2x3xi1>)
+func.func @scans(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
+  // CHECK-NEXT: strata.argmax %[[X]], axis = 1 : (tensor<2x3xf32>) -> tensor<2xi32>
+  %0 = strata.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi32>
+  // CHECK-NEXT: strata.argmax %[[I]], axis = -2 : (tensor<2x3xi32>) -> tensor<3xi64>
+  %1 = strata.argmax %i, axis = -2 : (tensor<2x3xi32>) -> tensor<3xi64>
+  // CHECK-NEXT: strata.argmin %[[X]], axis = 0 : (tensor<2x3xf32>) -> tensor<3xi64>
+  %2 = strata.argmin %x, axis = 0 : (tensor<2x3xf32>) -> tensor<3xi64>
+  // CHECK-NEXT: strata.cumsum %[[X]], axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.cumsum %x, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cumsum %[[I]], axis = -1, reverse = true : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %4 = strata.cumsum %i, axis = -1, reverse = true : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.cumprod %[[X]], axis = 0, reverse = true : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = strata.cumprod %x, axis = 0, reverse = true : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cummax %[[X]], axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = strata.cummax %x, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cummin %[[P]], axis = 1, reverse = false : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  %7 = strata.cummin %p, axis = 1, reverse = false : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  return
+}
+
+// sort: one or more operands of one shape, sorted together by the leading keys.
+// CHECK-LABEL: func.func @sort
+// CHECK-SAME: (%[[K:[^:]+]]: tensor<2x3xf32>, %[[V:[^:]+]]: tensor<2x3xi32>)
+func.func @sort(%k: tensor<2x3xf32>, %v: tensor<2x3xi32>) {
+  // CHECK-NEXT: strata.sort(%[[K]]), dimension = 1, num_keys = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = strata.sort(%k), dimension = 1, num_keys = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sort(%[[K]], %[[V]]), dimension = 0, num_keys = 1 : (tensor<2x3xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  %1:2 = strata.sort(%k, %v), dimension = 0, num_keys = 1 : (tensor<2x3xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  // CHECK-NEXT: strata.sort(%[[V]], %[[K]], %[[K]]), dimension = -1, num_keys = 2 : (tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  %2:3 = strata.sort(%v, %k, %k), dimension = -1, num_keys = 2 : (tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  return
+}
+
+// Bit-level ops behind strata::random.
+// CHECK-LABEL: func.func @bits
+// CHECK-SAME: (%[[U:[^:]+]]: tensor<4xui32>, %[[I:[^:]+]]: tensor<4xi8>, %[[F:[^:]+]]: tensor<4xf32>, %[[H:[^:]+]]: tensor<4xbf16>)
+func.func @bits(%u: tensor<4xui32>, %i: tensor<4xi8>, %f: tensor<4xf32>, %h: tensor<4xbf16>) {
+  // CHECK-NEXT: strata.shift_left %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  %0 = strata.shift_left %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // CHECK-NEXT: strata.shift_right_logical %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  %1 = strata.shift_right_logical %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // CHECK-NEXT: strata.shift_right_logical %[[I]], %[[I]] : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %2 = strata.shift_right_logical %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  // CHECK-NEXT: strata.bitcast_convert_type %[[F]] : (tensor<4xf32>) -> tensor<4xui32>
+  %3 = strata.bitcast_convert_type %f : (tensor<4xf32>) -> tensor<4xui32>
+  // CHECK-NEXT: strata.bitcast_convert_type %[[U]] : (tensor<4xui32>) -> tensor<4xf32>
+  %4 = strata.bitcast_convert_type %u : (tensor<4xui32>) -> tensor<4xf32>
+  // CHECK-NEXT: strata.bitcast_convert_type %[[H]] : (tensor<4xbf16>) -> tensor<4xf16>
+  %5 = strata.bitcast_convert_type %h : (tensor<4xbf16>) -> tensor<4xf16>
+  // CHECK-NEXT: strata.threefry2x32 %[[U]], %[[U]], %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>, tensor<4xui32>, tensor<4xui32>) -> (tensor<4xui32>, tensor<4xui32>)
+  %6:2 = strata.threefry2x32 %u, %u, %u, %u : (tensor<4xui32>, tensor<4xui32>, tensor<4xui32>, tensor<4xui32>) -> (tensor<4xui32>, tensor<4xui32>)
+  return
+}
+
+// Differentiation markers are identities on values.
+// CHECK-LABEL: func.func @markers
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x3xi32>)
+func.func @markers(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>) {
+  // CHECK-NEXT: strata.stop_gradient %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = strata.stop_gradient %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.stop_gradient %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %1 = strata.stop_gradient %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.checkpoint_name %[[X]], name = "hidden" : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = strata.checkpoint_name %x, name = "hidden" : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.checkpoint_name %[[X]], name = "" : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = strata.checkpoint_name %x, name = "" : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
