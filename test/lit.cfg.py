@@ -1,4 +1,4 @@
-# lit configuration for Strata's IR tests (test/Dialect, later test/Transforms).
+# lit configuration for Strata's IR tests (test/Dialect, test/Transforms).
 import os
 
 import lit.formats
@@ -8,8 +8,8 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.strata_obj_root, "test")
-# gtest sources and the install check are not lit tests.
-config.excludes = ["unit", "install", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+# gtest sources, the install check and fuzz corpora (inputs, not tests) are not lit tests.
+config.excludes = ["unit", "install", "corpus", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 # strata-opt from this build first, then FileCheck and not from the LLVM that built it.
 config.environment["PATH"] = os.pathsep.join(

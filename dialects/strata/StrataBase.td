@@ -21,6 +21,9 @@ def Strata_Dialect : Dialect {
     primitive's shape rule, so the tracer and the IR agree on shapes and dtypes by
     construction. Element types: i1 (bool), i8, i32, i64, ui8, ui32, f16, bf16, f32, f64.
   }];
+  // Folders produce constants as `arith.constant` (see StrataCanonicalize.cpp).
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
 }
 
 //===----------------------------------------------------------------------------------===//

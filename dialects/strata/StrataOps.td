@@ -19,6 +19,7 @@ include "StrataBase.td"
 //===----------------------------------------------------------------------------------===//
 
 def Strata_NegOp : Strata_UnaryOp<"neg"> {
+  let hasFolder = 1;
   let summary = "Negates each element.";
   let description = [{
     Elementwise; the result has the operand's shape. `y = -x`; integers wrap.
@@ -362,6 +363,7 @@ def Strata_IsFiniteOp : Strata_UnaryOp<"is_finite"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_NotOp : Strata_UnaryOp<"not"> {
+  let hasFolder = 1;
   let summary = "Computes the logical (bool) or bitwise (integer) negation of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Integer and bool operands only.
@@ -403,7 +405,8 @@ def Strata_IntegerPowOp : Strata_Op<"integer_pow"> {
 // AddOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AddOp : Strata_BinaryOp<"add"> {
+def Strata_AddOp : Strata_BinaryOp<"add", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Adds two tensors elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integers wrap.
@@ -421,6 +424,7 @@ def Strata_AddOp : Strata_BinaryOp<"add"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_SubOp : Strata_BinaryOp<"sub"> {
+  let hasFolder = 1;
   let summary = "Subtracts two tensors elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integers wrap.
@@ -437,7 +441,8 @@ def Strata_SubOp : Strata_BinaryOp<"sub"> {
 // MulOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_MulOp : Strata_BinaryOp<"mul"> {
+def Strata_MulOp : Strata_BinaryOp<"mul", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Multiplies two tensors elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integers wrap.
@@ -778,6 +783,7 @@ def Strata_ClampOp : Strata_Op<"clamp"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_ConvertElementTypeOp : Strata_Op<"convert_element_type"> {
+  let hasFolder = 1;
   let summary = "Converts each element to the result's element type.";
   let description = [{
     The result has the operand's shape; its element type is the primitive's `new_dtype`. Values
@@ -813,6 +819,8 @@ def Strata_ConvertElementTypeOp : Strata_Op<"convert_element_type"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_BroadcastInDimOp : Strata_ShapeOp<"broadcast_in_dim"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
   let summary = "Broadcasts a tensor to the result's shape.";
   let description = [{
     Operand dimension `i` becomes result dimension `broadcast_dimensions[i]` (strictly
@@ -843,6 +851,7 @@ def Strata_BroadcastInDimOp : Strata_ShapeOp<"broadcast_in_dim"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_ReshapeOp : Strata_ShapeOp<"reshape"> {
+  let hasFolder = 1;
   let summary = "Reshapes a tensor to the result's shape, keeping row-major element order.";
   let description = [{
     The element count is unchanged. The result shape is the primitive's `new_sizes`.
@@ -868,6 +877,8 @@ def Strata_ReshapeOp : Strata_ShapeOp<"reshape"> {
 //===----------------------------------------------------------------------------------===//
 
 def Strata_TransposeOp : Strata_ShapeOp<"transpose"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
   let summary = "Permutes the dimensions of a tensor.";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.

@@ -1,0 +1,6 @@
+// strata-opt --help lists every Strata pass and named pipeline.
+// RUN: strata-opt --help | FileCheck %s
+// CHECK: Available Dialects: {{.*}}linalg{{.*}}math{{.*}}strata{{.*}}tensor
+// CHECK-DAG: --strata-lower-to-linalg
+// CHECK-DAG: --strata-optimize
+// CHECK-DAG: --strata-lower-to-cpu-linalg

@@ -1,0 +1,23 @@
+// Strata's passes and named pipelines: declarations generated from Passes.td, plus the pipelines.
+#pragma once
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::strata {
+
+#define GEN_PASS_DECL
+#include "transforms/Passes.h.inc"
+
+/// `strata-optimize`: the target-independent cleanup (canonicalize + cse for now; strata-layout
+/// and strata-fuse append here).
+void buildStrataOptimizePipeline(OpPassManager &pm);
+/// `strata-lower-to-cpu-linalg`: strata-optimize, then strata-lower-to-linalg.
+void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm);
+/// Registers every named Strata pipeline with the pass registry (once, by name).
+void registerStrataPipelines();
+
+#define GEN_PASS_REGISTRATION
+#include "transforms/Passes.h.inc"
+
+} // namespace mlir::strata
