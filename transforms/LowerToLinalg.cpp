@@ -13,6 +13,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace mlir::strata {
@@ -129,8 +131,22 @@ Value emitConvert(OpBuilder &b, Location loc, Value x, Type to) {
       return arith::UIToFPOp::create(b, loc, ft, x);
     return arith::SIToFPOp::create(b, loc, ft, x);
   }
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, to, x);
+  if (ff) {
+    // libstrata truncates toward zero, saturates and maps NaN to 0; fptosi alone would give
+    // poison out of range, so the out-of-range lanes select the saturated value instead.
+    unsigned w = to.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, static_cast<int>(w) - 1); // 2^(w-1), exact in any float
+    int64_t max = w >= 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
+    Value r = arith::FPToSIOp::create(b, loc, to, x);
+    Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                     scalarConst(b, loc, from, limit, 0));
+    r = arith::SelectOp::create(b, loc, hi, scalarConst(b, loc, to, 0, max), r);
+    Value lo = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                     scalarConst(b, loc, from, -limit, 0));
+    r = arith::SelectOp::create(b, loc, lo, scalarConst(b, loc, to, 0, -max - 1), r);
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    return arith::SelectOp::create(b, loc, nan, scalarConst(b, loc, to, 0, 0), r);
+  }
   unsigned wf = from.getIntOrFloatBitWidth(), wt = to.getIntOrFloatBitWidth();
   if (from.isInteger(1))
     return arith::ExtUIOp::create(b, loc, to, x);

@@ -133,11 +133,18 @@ func.func @select_scalar_pred(%p: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x
 
 // -----
 
-// convert_element_type: truncf for a narrower float, sitofp from int, fptosi to int.
+// convert_element_type: truncf for a narrower float, sitofp from int, fptosi to int with
+// libstrata's saturation (>= 2^63 -> max, < -2^63 -> min) and NaN -> 0.
 // CHECK-LABEL: func.func @convert
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: arith.sitofp %{{.*}} : i32 to f32
-// CHECK: arith.fptosi %{{.*}} : f32 to i64
+// CHECK: %[[R:.*]] = arith.fptosi %[[X:.*]] : f32 to i64
+// CHECK: %[[HI:.*]] = arith.cmpf oge, %[[X]]
+// CHECK: arith.select %[[HI]]
+// CHECK: %[[LO:.*]] = arith.cmpf olt, %[[X]]
+// CHECK: arith.select %[[LO]]
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]]
+// CHECK: arith.select %[[NAN]]
 func.func @convert(%x: tensor<4xf32>, %i: tensor<4xi32>)
     -> (tensor<4xbf16>, tensor<4xf32>, tensor<4xi64>) {
   %0 = strata.convert_element_type %x : (tensor<4xf32>) -> tensor<4xbf16>
