@@ -6,7 +6,14 @@
 
 namespace mlir::strata {
 
+/// Shape refinement first, so the cleanup and later passes see static types where the operands
+/// allow them.
+static void buildStrataShapeInferencePipeline(OpPassManager &pm) {
+  pm.addPass(createStrataInferShapes());
+}
+
 void buildStrataOptimizePipeline(OpPassManager &pm) {
+  buildStrataShapeInferencePipeline(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -16,13 +23,24 @@ void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createStrataLowerToLinalg());
 }
 
+/// `strata-optimize-fused`: strata-optimize, then strata-fuse. Kept apart from
+/// strata-optimize because strata-lower-to-linalg does not lower strata.fusion yet.
+void buildStrataOptimizeFusedPipeline(OpPassManager &pm) {
+  buildStrataOptimizePipeline(pm);
+  pm.addPass(createStrataFuse());
+}
+
 void registerStrataPipelines() {
   PassPipelineRegistration<>("strata-optimize",
-                             "Optimizes strata IR (canonicalize, cse; layout and fusion to come)",
+                             "Optimizes strata IR (infer-shapes, canonicalize, cse; layout and fusion to come)",
                              buildStrataOptimizePipeline);
   PassPipelineRegistration<>("strata-lower-to-cpu-linalg",
                              "Optimizes strata IR, then lowers it to linalg/tensor/arith/math",
                              buildStrataLowerToCpuLinalgPipeline);
+  PassPipelineRegistration<>("strata-optimize-fused",
+                             "Optimizes strata IR (strata-optimize), then groups it into "
+                             "strata.fusion ops (strata-fuse)",
+                             buildStrataOptimizeFusedPipeline);
 }
 
 } // namespace mlir::strata

@@ -35,6 +35,11 @@ def Strata_Dialect : Dialect {
 class Strata_Op<string mnemonic, list<Trait> traits = []>
     : Op<Strata_Dialect, mnemonic, !listconcat([Pure, Strata_PrimitiveOpInterface], traits)>;
 
+// Structural ops (strata.fusion and its strata.yield) apply no primitive: they derive from
+// Op directly, so they carry neither Strata_PrimitiveOpInterface nor its shape-rule verifier.
+class Strata_StructuralOp<string mnemonic, list<Trait> traits = []>
+    : Op<Strata_Dialect, mnemonic, traits>;
+
 // Elementwise unary primitives: `y = f(x)`.
 class Strata_UnaryOp<string mnemonic, list<Trait> traits = []>
     : Strata_Op<mnemonic, traits> {

@@ -109,7 +109,7 @@ Attribute foldConvert(Attribute operand, Type operandType, Type type) {
   DenseElementsAttr dense = smallConstant(operand, operandType);
   auto shaped = cast<ShapedType>(type);
   Type to = shaped.getElementType();
-  if (!dense || !isFoldableElementType(to))
+  if (!dense || !isFoldableElementType(to) || !shaped.hasStaticShape())
     return {};
   Type from = dense.getElementType();
   int64_t count = dense.isSplat() ? 1 : shaped.getNumElements();
@@ -145,7 +145,7 @@ Attribute foldConvert(Attribute operand, Type operandType, Type type) {
 /// A small or splat constant of `type` holding the elements of `operand` in the same order.
 Attribute foldReshapeConstant(Attribute operand, Type operandType, Type type) {
   DenseElementsAttr dense = smallConstant(operand, operandType);
-  if (!dense)
+  if (!dense || !cast<ShapedType>(type).hasStaticShape())
     return {};
   return dense.reshape(cast<ShapedType>(type));
 }
@@ -174,8 +174,10 @@ Operation *StrataDialect::materializeConstant(OpBuilder &builder, Attribute valu
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   // -(-x) = x exactly: negation only flips the sign bit (integers: wraps both ways).
+  // A folded value must keep the result's type (it may be less static than the operand's).
   if (auto inner = getOperand().getDefiningOp<NegOp>())
-    return inner.getOperand();
+    if (inner.getOperand().getType() == getType())
+      return inner.getOperand();
   return foldElementwise(
       {adaptor.getOperand()}, getType(),
       [](ArrayRef<APFloat> a) {
@@ -188,7 +190,8 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getOperand().getDefiningOp<NotOp>())
-    return inner.getOperand();
+    if (inner.getOperand().getType() == getType())
+      return inner.getOperand();
   return {};
 }
 
@@ -259,7 +262,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
-  if (isIdentity(getPermutation()))
+  if (isIdentity(getPermutation()) && getOperand().getType() == getType())
     return getOperand();
   // Result dim i of the outer transpose is dim inner[outer[i]] of the inner one's operand.
   if (auto inner = getOperand().getDefiningOp<TransposeOp>()) {
@@ -269,7 +272,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     SmallVector<int64_t> composed;
     for (int64_t d : outerPerm)
       composed.push_back(innerPerm[d]);
-    if (isIdentity(composed))
+    if (isIdentity(composed) && inner.getOperand().getType() == getType())
       return inner.getOperand();
     getOperandMutable().assign(inner.getOperand());
     setPermutation(composed);
@@ -297,7 +300,7 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
   }
   // A splat stays a splat of the larger shape.
   if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getOperand()))
-    if (isFoldableElementType(splat.getElementType()))
+    if (isFoldableElementType(splat.getElementType()) && cast<ShapedType>(getType()).hasStaticShape())
       return SplatElementsAttr::get(cast<ShapedType>(getType()), splat.getSplatValue<Attribute>());
   return {};
 }

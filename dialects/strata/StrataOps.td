@@ -1544,4 +1544,73 @@ def Strata_CheckpointNameOp : Strata_Op<"checkpoint_name"> {
       "$operand `,` `name` `=` $name attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------------------===//
+//===== Structural ops
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// FusionOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_FusionOp : Strata_StructuralOp<"fusion",
+    [IsolatedFromAbove, RecursiveMemoryEffects]> {
+  let summary = "A fused group of strata ops: one loop nest or one GPU kernel.";
+  let description = [{
+    Holds a group of ops that strata-fuse grouped together, so that a backend emits it as
+    one loop nest or kernel and the intermediates never touch memory. The single block's
+    arguments stand for the operands, one for one and of the same types (the region is
+    isolated from above: everything it reads comes in as an operand); `strata.yield`
+    returns the values of the group that are used outside it, which become the results.
+    It applies no primitive itself, so it has no shape rule: its verifier checks only the
+    block argument and yield types against the operands and results.
+
+    Example:
+
+    ```mlir
+    %y = strata.fusion (%a = %x, %c = %bias) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
+      %b = strata.broadcast_in_dim %c, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+      %s = strata.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+      %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      strata.yield %t : tensor<2x3xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$region);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The one block of the fused group.
+    ::mlir::Block &getBlock() { return getRegion().front(); }
+    /// Also answers libMLIR's TypeIDs of its template traits (see StrataOps.cpp).
+    static ::mlir::OperationName::HasTraitFn getHasTraitFn();
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_YieldOp : Strata_StructuralOp<"yield",
+    [Pure, Terminator, HasParent<"FusionOp">]> {
+  let summary = "Returns the results of a strata.fusion group.";
+  let description = [{
+    Terminates the block of a `strata.fusion`; its operands become the fusion's results
+    and must have the result types.
+
+    Example:
+
+    ```mlir
+    strata.yield %t, %s : tensor<2x3xf32>, tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let extraClassDeclaration = [{
+    /// Also answers libMLIR's TypeID of IsTerminator (see StrataOps.cpp).
+    static ::mlir::OperationName::HasTraitFn getHasTraitFn();
+  }];
+}
+
 #endif // STRATA_OPS_TD

@@ -2,5 +2,8 @@
 // RUN: strata-opt --help | FileCheck %s
 // CHECK: Available Dialects: {{.*}}linalg{{.*}}math{{.*}}strata{{.*}}tensor
 // CHECK-DAG: --strata-lower-to-linalg
+// CHECK-DAG: --strata-infer-shapes
 // CHECK-DAG: --strata-optimize
 // CHECK-DAG: --strata-lower-to-cpu-linalg
+// CHECK-DAG: --strata-fuse
+// CHECK-DAG: --strata-optimize-fused

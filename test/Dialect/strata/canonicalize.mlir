@@ -365,3 +365,18 @@ func.func @no_fold_unsigned(%x: tensor<2xui32>) -> tensor<2xui32> {
   %1 = strata.add %0, %0 : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
   return %1 : tensor<2xui32>
 }
+
+// -----
+
+// Folds never return a value of another type: a dynamic result keeps its op.
+// CHECK-LABEL: func.func @dynamic_results_keep_their_type
+// CHECK: strata.neg
+// CHECK: strata.neg
+// CHECK: strata.reshape
+func.func @dynamic_results_keep_their_type(%x: tensor<4xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %0 = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = strata.neg %0 : (tensor<4xf32>) -> tensor<?xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %2 = strata.reshape %c : (tensor<4xf32>) -> tensor<?xf32>
+  return %1, %2 : tensor<?xf32>, tensor<?xf32>
+}

@@ -145,10 +145,28 @@ func.func @unsupported_type_attribute(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>) {
 
 // -----
 
-// Dynamic dimensions are not supported yet.
-func.func @dynamic_shape(%x: tensor<?x3xf32>) {
-  // expected-error @+1 {{operand #0 must have a static shape, got 'tensor<?x3xf32>'}}
-  %0 = strata.neg %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
+// Static operands, dynamic result: the rule runs, and a static result dimension must match it.
+func.func @dynamic_result_mismatch(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<?x4xf32>', but the shape rule of 'neg' gives 'tensor<2x3xf32>'}}
+  %0 = strata.neg %x : (tensor<2x3xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// Static operands, dynamic result: the rank must match the rule's too.
+func.func @dynamic_result_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<?xf32>', but the shape rule of 'reduce_sum' gives 'tensor<f32>'}}
+  %0 = strata.reduce_sum %x, axes = [0, 1] : (tensor<2x3xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// A dynamic operand skips the rule but still needs a Strata element type.
+func.func @dynamic_operand_element_type(%x: tensor<?x3xui16>) {
+  // expected-error @+1 {{operand #0 has unsupported element type 'ui16'}}
+  %0 = strata.neg %x : (tensor<?x3xui16>) -> tensor<?x3xui16>
   return
 }
 
@@ -474,4 +492,72 @@ func.func @checkpoint_name_result(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{result #0 has type 'tensor<2x3xf16>', but the shape rule of 'checkpoint_name' gives 'tensor<2x3xf32>'}}
   %0 = strata.checkpoint_name %x, name = "h" : (tensor<2x3xf32>) -> tensor<2x3xf16>
   return
+}
+
+// -----
+
+// fusion: a block argument whose type differs from its operand's.
+func.func @fusion_arg_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.fusion' op block argument #0 has type 'tensor<4xf16>', but operand #0 has type 'tensor<4xf32>'}}
+  %0 = "strata.fusion"(%x) ({
+  ^bb0(%a: tensor<4xf16>):
+    "strata.yield"(%x) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// fusion: fewer block arguments than operands.
+func.func @fusion_arg_count(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.fusion' op has 1 operands but its block has 0 arguments}}
+  %0 = "strata.fusion"(%x) ({
+    %k = arith.constant dense<1.0> : tensor<4xf32>
+    "strata.yield"(%k) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// fusion: a yielded type that differs from the result's.
+func.func @fusion_yield_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.fusion' op yielded value #0 has type 'tensor<4xf32>', but result #0 has type 'tensor<2x2xf32>'}}
+  %0 = strata.fusion (%a = %x) : (tensor<4xf32>) -> tensor<2x2xf32> {
+    %e = strata.exp %a : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %e : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// fusion: more yielded values than results.
+func.func @fusion_yield_count(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.fusion' op yields 2 values but has 1 results}}
+  %0 = strata.fusion (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    strata.yield %a, %a : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// fusion: the region is isolated from above; values come in as operands.
+func.func @fusion_isolated(%x: tensor<4xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = strata.fusion () : () -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %e = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %e : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// yield: only inside a strata.fusion.
+func.func @yield_parent(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.yield' op expects parent op 'strata.fusion'}}
+  strata.yield %x : tensor<4xf32>
 }

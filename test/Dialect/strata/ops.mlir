@@ -202,6 +202,28 @@ func.func @dot_general(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %a: tensor<5x2x
   return
 }
 
+// Dynamic dimensions: with a dynamic operand the shape rule is skipped; with static operands a
+// dynamic result dimension stands for the rule's; shape ops may target a dynamic shape.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[D:[^:]+]]: tensor<?x3xf32>, %[[X:[^:]+]]: tensor<2x3xf32>, %[[W:[^:]+]]: tensor<3x4xf32>)
+func.func @dynamic(%d: tensor<?x3xf32>, %x: tensor<2x3xf32>, %w: tensor<3x4xf32>) {
+  // CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[D]] : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  %0 = strata.exp %d : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  // CHECK-NEXT: strata.add %[[E]], %[[D]] : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x?xf32>
+  %1 = strata.add %0, %d : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x?xf32>
+  // CHECK-NEXT: strata.neg %[[X]] : (tensor<2x3xf32>) -> tensor<?x3xf32>
+  %2 = strata.neg %x : (tensor<2x3xf32>) -> tensor<?x3xf32>
+  // CHECK-NEXT: strata.dot_general %[[X]], %[[W]], batch_dims = [] x [], contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<?x?xf32>
+  %3 = strata.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<?x?xf32>
+  // CHECK-NEXT: strata.reduce_sum %[[D]], axes = [1] : (tensor<?x3xf32>) -> tensor<?xf32>
+  %4 = strata.reduce_sum %d, axes = [1] : (tensor<?x3xf32>) -> tensor<?xf32>
+  // CHECK-NEXT: strata.broadcast_in_dim %[[X]], broadcast_dimensions = [1, 2] : (tensor<2x3xf32>) -> tensor<?x2x3xf32>
+  %5 = strata.broadcast_in_dim %x, broadcast_dimensions = [1, 2] : (tensor<2x3xf32>) -> tensor<?x2x3xf32>
+  // CHECK-NEXT: strata.reshape %[[D]] : (tensor<?x3xf32>) -> tensor<?xf32>
+  %6 = strata.reshape %d : (tensor<?x3xf32>) -> tensor<?xf32>
+  return
+}
+
 // Shape ops added in the second stage; iota and dynamic_slice take their shape from the result.
 // CHECK-LABEL: func.func @more_shape_ops
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<1x3xf32>, %[[Z:[^:]+]]: tensor<f32>, %[[I:[^:]+]]: tensor<i32>, %[[J:[^:]+]]: tensor<i64>, %[[U:[^:]+]]: tensor<1x2xf32>)
@@ -328,4 +350,30 @@ func.func @markers(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>) {
   // CHECK-NEXT: strata.checkpoint_name %[[X]], name = "" : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %3 = strata.checkpoint_name %x, name = "" : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
+}
+
+// fusion: a fused group; block arguments stand for the operands, strata.yield gives the results.
+// CHECK-LABEL: func.func @fusion
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[B:[^:]+]]: tensor<3xf32>)
+func.func @fusion(%x: tensor<2x3xf32>, %bias: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  // CHECK-NEXT: %{{.*}}:2 = strata.fusion (%[[A:[^ ]+]] = %[[X]], %[[C:[^ ]+]] = %[[B]]) : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0:2 = strata.fusion (%a = %x, %c = %bias) : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+    // CHECK-NEXT: %[[BC:[^ ]+]] = strata.broadcast_in_dim %[[C]], broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    %b = strata.broadcast_in_dim %c, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    // CHECK-NEXT: %[[S:[^ ]+]] = strata.add %[[A]], %[[BC]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    %s = strata.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    // CHECK-NEXT: %[[T:[^ ]+]] = strata.tanh %[[S]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    // CHECK-NEXT: strata.yield %[[T]], %[[S]] : tensor<2x3xf32>, tensor<2x3xf32>
+    strata.yield %t, %s : tensor<2x3xf32>, tensor<2x3xf32>
+  // CHECK-NEXT: }
+  }
+  // CHECK-NEXT: %{{.*}} = strata.fusion () : () -> tensor<f32> {
+  %1 = strata.fusion () : () -> tensor<f32> {
+    // CHECK-NEXT: %[[K:[^ ]+]] = arith.constant dense<1.000000e+00> : tensor<f32>
+    %k = arith.constant dense<1.0> : tensor<f32>
+    // CHECK-NEXT: strata.yield %[[K]] : tensor<f32>
+    strata.yield %k : tensor<f32>
+  }
+  return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x3xf32>
 }
