@@ -112,6 +112,19 @@ template <class Tuple> Tuple replace_at_all(const Tuple &args, const std::vector
     return replace_at<I...>(args, flat);
   }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
+/// f as a FlatFn over the leaves of `args`, and the structure of f's output (set by the first
+/// call). The FlatFn owns what it uses: replays (checkpoint, custom rules) may outlive the call.
+template <class F, class Tuple> auto flat_of(F f, Tuple args) {
+  using Out = plain_t<decltype(std::apply(f, args))>;
+  auto like = std::make_shared<std::optional<Out>>();
+  FlatFn ff = [f = std::move(f), args = std::move(args), like](const std::vector<Array> &in) {
+    Out out = std::apply(f, replace_at_all(args, in));
+    if (!*like)
+      like->emplace(out);
+    return tree_leaves(out);
+  };
+  return std::make_pair(std::move(ff), like);
+}
 template <class Out> Array scalar_output(const Out &out) {
   if constexpr (std::is_same_v<Out, Array>)
     return out;
@@ -214,14 +227,9 @@ template <size_t... I, class F> auto grad_with_aux(F f) {
 template <class F, class... Args> auto vjp(F f, const Args &...args) {
   auto targs = std::make_tuple(args...);
   using Out = detail::plain_t<decltype(f(args...))>;
-  std::optional<Out> like;
-  FlatFn ff = [&](const std::vector<Array> &in) {
-    Out out = std::apply(f, detail::replace_at_all(targs, in));
-    like.emplace(out);
-    return tree_leaves(out);
-  };
+  auto [ff, like] = detail::flat_of(f, targs);
   VjpResult r = vjp_flat(ff, detail::leaves_all(targs), "vjp");
-  Out out = tree_unflatten(*like, r.outputs);
+  Out out = tree_unflatten(**like, r.outputs);
   auto pullback = [r, targs, out](const Out &ct) {
     std::vector<Array> g = r.pullback(tree_leaves(ct));
     auto rebuilt = detail::replace_at_all(targs, g);
@@ -237,15 +245,9 @@ template <class F, class... Args> auto vjp(F f, const Args &...args) {
 /// (f(primals...), the directional derivative), both shaped like f's output.
 template <class F, class... P>
 auto jvp(F f, const std::tuple<P...> &primals, const std::tuple<P...> &tangents) {
-  using Out = detail::plain_t<decltype(std::apply(f, primals))>;
-  std::optional<Out> like;
-  FlatFn ff = [&](const std::vector<Array> &in) {
-    Out out = std::apply(f, detail::replace_at_all(primals, in));
-    like.emplace(out);
-    return tree_leaves(out);
-  };
+  auto [ff, like] = detail::flat_of(f, primals);
   auto [p, t] = jvp_flat(ff, detail::leaves_all(primals), detail::leaves_all(tangents));
-  return std::make_pair(tree_unflatten(*like, p), tree_unflatten(*like, t));
+  return std::make_pair(tree_unflatten(**like, p), tree_unflatten(**like, t));
 }
 
 /// linearize(f, x...) -> (f(x...), a function of tangents giving the jvp at x). The linear
@@ -266,7 +268,6 @@ template <class F>
 auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes = {}) {
   return [f, in_axes, out_axes](const auto &...args) {
     auto targs = std::make_tuple(args...);
-    using Out = detail::plain_t<decltype(f(args...))>;
     std::vector<int64_t> axes = in_axes.empty() ? std::vector<int64_t>(sizeof...(args), 0) : in_axes;
     if (axes.size() != sizeof...(args))
       fail("vmap", "in_axes has ", axes.size(), " entries for ", sizeof...(args), " arguments");
@@ -280,12 +281,7 @@ auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes 
          arg_of_leaf.insert(arg_of_leaf.end(), n, k++);
        }(), ...);
     }, targs);
-    std::optional<Out> like;
-    FlatFn ff = [&](const std::vector<Array> &in) {
-      Out out = std::apply(f, detail::replace_at_all(targs, in));
-      like.emplace(out);
-      return tree_leaves(out);
-    };
+    auto [ff, like] = detail::flat_of(f, targs);
     std::vector<int64_t> oaxes = out_axes;
     std::vector<Array> outs;
     if (oaxes.size() == 1) {
@@ -296,7 +292,7 @@ auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes 
     } else {
       outs = vmap_flat(ff, detail::leaves_all(targs), leaf_axes, oaxes, arg_of_leaf);
     }
-    return tree_unflatten(*like, outs);
+    return tree_unflatten(**like, outs);
   };
 }
 
@@ -346,15 +342,8 @@ template <class F, class... Args> std::vector<AbstractValue> eval_shape(F f, con
 template <class F> auto checkpoint(F f, CheckpointPolicy policy = {}) {
   return [f, policy](const auto &...args) {
     auto targs = std::make_tuple(args...);
-    using Out = detail::plain_t<decltype(f(args...))>;
     // The replay in the backward pass outlives this call: ff owns everything it uses.
-    auto like = std::make_shared<std::optional<Out>>();
-    FlatFn ff = [f, targs, like](const std::vector<Array> &in) {
-      Out out = std::apply(f, detail::replace_at_all(targs, in));
-      if (!*like)
-        like->emplace(out);
-      return tree_leaves(out);
-    };
+    auto [ff, like] = detail::flat_of(f, targs);
     std::vector<Array> outs = checkpoint_flat(ff, policy)(detail::leaves_all(targs));
     return tree_unflatten(**like, outs);
   };
@@ -403,16 +392,9 @@ template <class Out> size_t output_leaf_count(const FlatFn &ff, const std::vecto
 template <class F, class Rule> auto custom_jvp(F f, Rule rule) {
   return [f, rule](const auto &...args) {
     auto targs = std::make_tuple(args...);
-    using Out = detail::plain_t<decltype(f(args...))>;
     // grad replays the rule in its backward pass, after this call has returned: the closures
     // own what they use.
-    auto like = std::make_shared<std::optional<Out>>();
-    FlatFn ff = [f, targs, like](const std::vector<Array> &in) {
-      Out out = std::apply(f, detail::replace_at_all(targs, in));
-      if (!*like)
-        like->emplace(out);
-      return tree_leaves(out);
-    };
+    auto [ff, like] = detail::flat_of(f, targs);
     auto flat_rule = [rule, targs](const std::vector<Array> &p, const std::vector<Array> &t) {
       return tree_leaves(rule(detail::replace_at_all(targs, p), detail::replace_at_all(targs, t)));
     };
