@@ -84,16 +84,6 @@ std::vector<double> naive_dot(const std::vector<double> &l, const Shape &ls,
   return out;
 }
 
-double wrap_to(DType t, double v) {
-  auto i = static_cast<int64_t>(v);
-  switch (t) {
-  case DType::Int8: return static_cast<int8_t>(static_cast<uint8_t>(i));
-  case DType::UInt8: return static_cast<uint8_t>(i);
-  case DType::Int32: return static_cast<int32_t>(static_cast<uint32_t>(i));
-  case DType::UInt32: return static_cast<uint32_t>(i);
-  default: return v;
-  }
-}
 
 /// Small values (exact in every dtype, products exact in f16) from a fixed generator.
 std::vector<double> gen(int64_t n, DType t, uint32_t seed) {

@@ -13,36 +13,12 @@ STRATA_TESTS_PRIMITIVES("gather", "scatter", "scatter_add");
 
 namespace {
 
-using Idx = std::vector<int64_t>;
 using GDims = lax::GatherDimensionNumbers;
 using SDims = lax::ScatterDimensionNumbers;
 
 bool has(const Idx &v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-int64_t ravel(const Idx &idx, const Shape &shape) {
-  int64_t flat = 0;
-  for (size_t i = 0; i < shape.size(); ++i)
-    flat = flat * shape[i] + idx[i];
-  return flat;
-}
 
-// Calls fn on every multi-index of `shape` in row-major order.
-void for_each_index(const Shape &shape, const std::function<void(const Idx &)> &fn) {
-  if (num_elements(shape) == 0)
-    return;
-  Idx idx(shape.size(), 0);
-  do {
-    fn(idx);
-    size_t i = shape.size();
-    for (; i > 0; --i) {
-      if (++idx[i - 1] < shape[i - 1])
-        break;
-      idx[i - 1] = 0;
-    }
-    if (i == 0)
-      return;
-  } while (true);
-}
 
 std::vector<double> iota_values(int64_t n, double scale = 1.0) {
   std::vector<double> v(static_cast<size_t>(n));

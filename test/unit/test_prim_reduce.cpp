@@ -18,17 +18,6 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 enum class Kind { Sum, Prod, Max, Min };
 
-/// Wraps an exact integer result into `t`'s range (two's complement), as the kernels must.
-double wrap_to(DType t, double v) {
-  auto i = static_cast<int64_t>(v);
-  switch (t) {
-  case DType::Int8: return static_cast<int8_t>(static_cast<uint8_t>(i));
-  case DType::UInt8: return static_cast<uint8_t>(i);
-  case DType::Int32: return static_cast<int32_t>(static_cast<uint32_t>(i));
-  case DType::UInt32: return static_cast<uint32_t>(i);
-  default: return v;
-  }
-}
 
 double combine(Kind k, double a, double b) {
   switch (k) {

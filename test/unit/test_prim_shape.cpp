@@ -14,7 +14,6 @@ STRATA_TESTS_PRIMITIVES("iota", "broadcast_in_dim", "reshape", "transpose", "rev
 
 namespace {
 
-using Idx = std::vector<int64_t>;
 
 // A sample of `dtype` with varied values (fractional for floats, so f16/bf16 rounding shows).
 Array sample(const Shape &shape, DType dtype, int seed = 0) {
@@ -32,33 +31,7 @@ std::vector<uint8_t> bytes(const Array &a) {
   return b;
 }
 
-int64_t ravel(const Idx &idx, const Shape &shape) {
-  int64_t flat = 0;
-  for (size_t i = 0; i < shape.size(); ++i)
-    flat = flat * shape[i] + idx[i];
-  return flat;
-}
 
-// Calls fn on every multi-index of `shape` in row-major order.
-void for_each_index(const Shape &shape, const std::function<void(const Idx &)> &fn) {
-  if (num_elements(shape) == 0)
-    return;
-  Idx idx(shape.size(), 0);
-  for (;;) {
-    fn(idx);
-    size_t i = shape.size();
-    while (i > 0) {
-      --i;
-      if (++idx[i] < shape[i])
-        break;
-      idx[i] = 0;
-      if (i == 0)
-        return;
-    }
-    if (shape.empty())
-      return;
-  }
-}
 
 // The naive oracle: out[idx] must be src[src_index(idx)] bit for bit, or `fill` where
 // src_index gives nullopt.

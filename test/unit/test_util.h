@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -97,6 +98,47 @@ inline const std::vector<DType> &all_dtypes() {
 inline const std::vector<DType> &float_dtypes() {
   static const std::vector<DType> v = {float16, bfloat16, float32, float64};
   return v;
+}
+
+using Idx = std::vector<int64_t>;
+
+/// Row-major offset of a multi-index.
+inline int64_t ravel(const Idx &idx, const Shape &shape) {
+  int64_t flat = 0;
+  for (size_t i = 0; i < shape.size(); ++i)
+    flat = flat * shape[i] + idx[i];
+  return flat;
+}
+
+/// Calls fn on every multi-index of `shape` in row-major order (once for rank 0, never for
+/// zero-size shapes).
+inline void for_each_index(const Shape &shape, const std::function<void(const Idx &)> &fn) {
+  if (num_elements(shape) == 0)
+    return;
+  Idx idx(shape.size(), 0);
+  for (;;) {
+    fn(idx);
+    size_t i = shape.size();
+    for (; i > 0; --i) {
+      if (++idx[i - 1] < shape[i - 1])
+        break;
+      idx[i - 1] = 0;
+    }
+    if (i == 0)
+      return;
+  }
+}
+
+/// An integer value wrapped to a narrow integer dtype, as two's-complement kernels produce it.
+inline double wrap_to(DType t, double v) {
+  auto i = static_cast<int64_t>(v);
+  switch (t) {
+  case DType::Int8: return static_cast<int8_t>(static_cast<uint8_t>(i));
+  case DType::UInt8: return static_cast<uint8_t>(i);
+  case DType::Int32: return static_cast<int32_t>(static_cast<uint32_t>(i));
+  case DType::UInt32: return static_cast<uint32_t>(i);
+  default: return v;
+  }
 }
 
 } // namespace strata::testutil
