@@ -15,41 +15,6 @@ using namespace mlir::strata;
 // FusionOp
 //===----------------------------------------------------------------------------------===//
 
-namespace {
-/// libMLIR is built with clang and this dialect may be built with GCC. The implicit TypeID of a
-/// template trait is keyed by the compiler's spelling of `Trait<Empty>`, which differs between
-/// the two, so libMLIR's own checks (the verifier's terminator and isolation checks, side-effect
-/// queries) would not see the template traits these structural ops declare. Their trait hooks
-/// answer libMLIR's spelling too (the names have static storage, as the registry requires).
-struct LibMLIRTypeIDs : mlir::detail::FallbackTypeIDResolver {
-  static TypeID get(StringRef name) { return registerImplicitTypeID(name); }
-};
-
-/// What Op<...>::getHasTraitFn (private) answers: the traits as this compiler spells them.
-template <typename ConcreteOp, template <typename> class... Traits>
-bool hasOwnTrait(const mlir::Op<ConcreteOp, Traits...> *, TypeID id) {
-  return op_definition_impl::hasTrait<Traits...>(id);
-}
-} // namespace
-
-OperationName::HasTraitFn FusionOp::getHasTraitFn() {
-  static const TypeID isolated =
-      LibMLIRTypeIDs::get("mlir::OpTrait::IsIsolatedFromAbove<Empty>");
-  static const TypeID recursiveEffects =
-      LibMLIRTypeIDs::get("mlir::OpTrait::HasRecursiveMemoryEffects<Empty>");
-  return [](TypeID id) {
-    return hasOwnTrait(static_cast<const FusionOp *>(nullptr), id) || id == isolated ||
-           id == recursiveEffects;
-  };
-}
-
-OperationName::HasTraitFn YieldOp::getHasTraitFn() {
-  static const TypeID terminator = LibMLIRTypeIDs::get("mlir::OpTrait::IsTerminator<Empty>");
-  return [](TypeID id) {
-    return hasOwnTrait(static_cast<const YieldOp *>(nullptr), id) || id == terminator;
-  };
-}
-
 // strata.fusion (%a = %x, %b = %y) attr-dict : (T0, T1) -> R { body }
 ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::Argument> args;

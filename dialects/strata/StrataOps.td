@@ -1583,8 +1583,6 @@ def Strata_FusionOp : Strata_StructuralOp<"fusion",
   let extraClassDeclaration = [{
     /// The one block of the fused group.
     ::mlir::Block &getBlock() { return getRegion().front(); }
-    /// Also answers libMLIR's TypeIDs of its template traits (see StrataOps.cpp).
-    static ::mlir::OperationName::HasTraitFn getHasTraitFn();
   }];
 }
 
@@ -1607,10 +1605,6 @@ def Strata_YieldOp : Strata_StructuralOp<"yield",
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
-  let extraClassDeclaration = [{
-    /// Also answers libMLIR's TypeID of IsTerminator (see StrataOps.cpp).
-    static ::mlir::OperationName::HasTraitFn getHasTraitFn();
-  }];
 }
 
 #endif // STRATA_OPS_TD

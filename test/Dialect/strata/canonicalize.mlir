@@ -380,3 +380,17 @@ func.func @dynamic_results_keep_their_type(%x: tensor<4xf32>) -> (tensor<?xf32>,
   %2 = strata.reshape %c : (tensor<4xf32>) -> tensor<?xf32>
   return %1, %2 : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A strata op whose result is unused is erased: libMLIR sees the ops' Pure trait (this fails
+// when the dialect is built with another compiler than libMLIR's, see docs/decisions.md).
+// CHECK-LABEL: func.func @dead_pure_op
+// CHECK-NOT: strata.exp
+// CHECK: %[[N:.+]] = strata.neg
+// CHECK-NEXT: return %[[N]]
+func.func @dead_pure_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
