@@ -19,24 +19,6 @@ using namespace strata::bench;
 
 namespace {
 
-// The machine's copy bandwidth: memcpy on as many threads as Strata's kernels use.
-double memcpy_seconds(char *dst, const char *src, size_t bytes, int threads) {
-  return time_per_call(
-      [&] {
-        std::vector<std::thread> ts;
-        size_t chunk = bytes / threads;
-        for (int t = 1; t < threads; ++t)
-          ts.emplace_back([&, t] {
-            size_t b = chunk * t, e = t == threads - 1 ? bytes : b + chunk;
-            std::memcpy(dst + b, src + b, e - b);
-          });
-        std::memcpy(dst, src, chunk);
-        for (auto &th : ts)
-          th.join();
-      },
-      5);
-}
-
 void bench_dispatch() {
   Array a = ones({8}), b = ones({8});
   double t = time_per_call([&] { Array c = lax::add(a, b); }, 20000);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <thread>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,6 +37,24 @@ inline void record(const std::string &name, const std::string &unit, double stra
               name.c_str(), unit.c_str(), strata, peer.c_str(), peer_value, ratio,
               better.c_str(), extra.empty() ? "" : ", ", extra.c_str());
   std::fflush(stdout);
+}
+
+/// The machine's copy bandwidth: memcpy on as many threads as Strata's kernels use.
+inline double memcpy_seconds(char *dst, const char *src, size_t bytes, int threads) {
+  return time_per_call(
+      [&] {
+        std::vector<std::thread> ts;
+        size_t chunk = bytes / threads;
+        for (int t = 1; t < threads; ++t)
+          ts.emplace_back([&, t] {
+            size_t b = chunk * t, e = t == threads - 1 ? bytes : b + chunk;
+            std::memcpy(dst + b, src + b, e - b);
+          });
+        std::memcpy(dst, src, chunk);
+        for (auto &th : ts)
+          th.join();
+      },
+      5);
 }
 
 inline bool selected(const std::string &name, const std::string &filter) {

@@ -211,7 +211,9 @@ const void *Array::data() const {
   const Impl &i = checked(impl_);
   if (!i.buffer)
     throw Error(detail::cat("[array] ", type_str(), " is a traced value of ",
-                            describe_tracer(*i.tracer), "; it has no concrete data"),
+                            describe_tracer(*i.tracer),
+                            "; it has no concrete data (a value that decides control flow or a "
+                            "shape must be a static argument of jit, or use select/where)"),
                 ErrorKind::Type);
   return i.buffer->data();
 }

@@ -154,20 +154,7 @@ std::vector<AbstractValue> abstract_eval(const Primitive &prim, std::span<const 
 }
 
 std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const Params &params) {
-  TraceLevel *top = nullptr;
-  for (const Array &a : inputs) {
-    if (!a.valid())
-      fail(prim.name, "an input is an empty (default-constructed) Array");
-    if (const auto &t = a.tracer()) {
-      TraceLevel *l = t->level();
-      if (!l)
-        throw Error(detail::cat("[", prim.name, "] a value traced by ", describe_tracer(*t),
-                                " was used after that transform ended (escaped tracer)"),
-                    ErrorKind::Type);
-      if (!top || l->depth > top->depth)
-        top = l;
-    }
-  }
+  TraceLevel *top = top_level(inputs, prim.name);
   if (top)
     return top->process(prim, inputs, params);
 

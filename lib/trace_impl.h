@@ -76,27 +76,39 @@ private:
   const std::string *origin_;
 };
 
-std::string describe_tracer(const Tracer &t);
+STRATA_EXPORT std::string describe_tracer(const Tracer &t);
 
-/// Pushes a level for the lifetime of the guard; on exit marks it dead and pops it.
+/// Pushes a level for the lifetime of the guard; on exit marks it dead and pops it. A dynamic
+/// level (jit's staging) also receives every primitive bound while it is live, even one whose
+/// inputs are all constants ("omnistaging"): a function staged for jit is staged whole.
 class LevelGuard {
 public:
-  explicit LevelGuard(std::shared_ptr<TraceLevel> level);
-  ~LevelGuard();
+  STRATA_EXPORT explicit LevelGuard(std::shared_ptr<TraceLevel> level, bool dynamic = false);
+  STRATA_EXPORT ~LevelGuard();
   LevelGuard(const LevelGuard &) = delete;
   LevelGuard &operator=(const LevelGuard &) = delete;
   const std::shared_ptr<TraceLevel> &level() const { return level_; }
 
 private:
   std::shared_ptr<TraceLevel> level_;
+  TraceLevel *saved_dynamic_ = nullptr;
+  bool dynamic_ = false;
 };
 
+/// The innermost live dynamic level on this thread, or nullptr.
+STRATA_EXPORT TraceLevel *dynamic_level();
+
+/// The level that handles a primitive or call on `inputs`: the highest live level among their
+/// tracers and the dynamic level; nullptr for the eval level. `op` names the caller in the
+/// error about an escaped tracer.
+STRATA_EXPORT TraceLevel *top_level(std::span<const Array> inputs, std::string_view op);
+
 /// Applies a call of `f` at the highest level among the inputs (or just calls f).
-std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
+STRATA_EXPORT std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
                              const std::vector<Array> &inputs);
 
 /// Number of live levels on this thread's stack (0 when only eval is live).
-int stack_depth();
+STRATA_EXPORT int stack_depth();
 
 /// The tracer of `x` when it belongs to `level`, else nullptr.
 template <class T> T *tracer_of(const Array &x, const TraceLevel *level) {

@@ -14,3 +14,8 @@ config.excludes = ["unit", "install", "corpus", "CMakeLists.txt", "lit.cfg.py", 
 # strata-opt from this build first, then FileCheck and not from the LLVM that built it.
 config.environment["PATH"] = os.pathsep.join(
     [config.strata_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+# Execution tests lower to LLVM with mlir-opt and run with mlir-runner, which loads the MLIR
+# runner utility libraries (printMemref*) from LLVM's lib directory.
+config.substitutions.append(
+    ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))

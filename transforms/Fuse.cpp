@@ -1,5 +1,6 @@
-// strata-fuse: greedy producer-into-consumer grouping of elementwise chains (with their
-// broadcasts and constants) into strata.fusion ops. The cost model is in Passes.td.
+// strata-fuse: greedy producer-into-consumer grouping of elementwise chains, their broadcasts
+// and constants, and reductions with their prologues and epilogues, into strata.fusion ops. The
+// cost model is in Passes.td.
 #include "dialects/strata/StrataOps.h"
 #include "transforms/Passes.h"
 
@@ -14,6 +15,16 @@
 namespace mlir::strata {
 #define GEN_PASS_DEF_STRATAFUSE
 #include "transforms/Passes.h.inc"
+
+bool isElementwisePrimitive(Operation *op) {
+  auto prim = dyn_cast<PrimitiveOpInterface>(op);
+  if (!prim)
+    return false;
+  StringRef name = prim.getPrimitiveName();
+  const ::strata::Primitive *p =
+      ::strata::find_primitive(std::string_view(name.data(), name.size()));
+  return p && p->has(::strata::kElementwise) && !p->has(::strata::kSideEffect);
+}
 } // namespace mlir::strata
 
 using namespace mlir;
@@ -24,14 +35,9 @@ namespace {
 /// A broadcast of at most this many elements is cheap enough to recompute in every group.
 constexpr int64_t kSmallBroadcastOperand = 1 << 16;
 
-/// A strata op whose primitive is elementwise (and pure): a group root or member.
-bool isElementwise(Operation *op) {
-  auto prim = dyn_cast<PrimitiveOpInterface>(op);
-  if (!prim)
-    return false;
-  StringRef name = prim.getPrimitiveName();
-  const ::strata::Primitive *p = ::strata::find_primitive(std::string_view(name.data(), name.size()));
-  return p && p->has(::strata::kElementwise) && !p->has(::strata::kSideEffect);
+/// The reductions a group may hold (their lowering is a linalg reduction over the operand).
+bool isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
 }
 
 /// arith.constant by its op class: OpTrait::ConstantLike, a template trait, is not reliable
@@ -42,9 +48,10 @@ bool isConstant(Operation *op) {
           op->getNumRegions() == 0 && op->getNumResults() == 1);
 }
 
-/// Ops that may join a group as producers.
+/// Ops that may join a group as producers (subject to where they sit, see BlockFuser::admits).
 bool isFusibleProducer(Operation *op) {
-  return isElementwise(op) || isa<BroadcastInDimOp>(op) || isConstant(op);
+  return isElementwisePrimitive(op) || isReduction(op) || isa<BroadcastInDimOp>(op) ||
+         isConstant(op);
 }
 
 /// Producers cheap enough to duplicate into a group while their original stays.
@@ -60,8 +67,11 @@ bool isCheapToDuplicate(Operation *op) {
 
 struct Group {
   Operation *root;
-  SmallVector<Operation *> members;   // moved into the fusion (root first)
+  SmallVector<Operation *> members;    // moved into the fusion (root first)
   llvm::SetVector<Operation *> clones; // duplicated into the fusion; originals stay
+  /// Elementwise members behind a broadcast: they compute on a reduction's result (the
+  /// epilogue of a reduction, before it is broadcast back), see BlockFuser::admits.
+  DenseSet<Operation *> reducedSide;
 };
 
 class BlockFuser {
@@ -70,7 +80,7 @@ public:
 
   void run() {
     for (Operation &op : llvm::reverse(block))
-      if (!groupOf.count(&op) && isElementwise(&op))
+      if (!groupOf.count(&op) && (isElementwisePrimitive(&op) || isReduction(&op)))
         grow(&op);
     DenseSet<Operation *> moved;
     llvm::SetVector<Operation *> cloned;
@@ -113,26 +123,66 @@ private:
     return true;
   }
 
+  /// Whether `op` computes on a reduction's result: a reduction that no other group holds, or
+  /// an elementwise op with such an operand (in this block). Memoized.
+  bool isReducedChain(Operation *op) {
+    auto [it, inserted] = reducedChain.try_emplace(op, false);
+    if (!inserted)
+      return it->second;
+    bool result = false;
+    if (isReduction(op)) {
+      result = !groupOf.count(op);
+    } else if (isElementwisePrimitive(op)) {
+      result = llvm::any_of(op->getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && def->getBlock() == &block && isReducedChain(def);
+      });
+    }
+    reducedChain[op] = result;
+    return result;
+  }
+
+  /// Whether producer `def` may join group `id` through an operand of `member`, and if so
+  /// whether it sits on the reduced side. Behind a broadcast (or on the reduced side) only a
+  /// reduction and the elementwise chain computing on one may join: the broadcast's operand
+  /// is computed once per reduced element, never recomputed per broadcast element from a
+  /// producer that is not part of the reduction's epilogue.
+  std::optional<bool> admits(Operation *member, Operation *def, unsigned id) {
+    bool behindBroadcast = isa<BroadcastInDimOp>(member);
+    bool onReducedSide = groups[id].reducedSide.contains(member);
+    if (isReduction(def))
+      return false;
+    if (!behindBroadcast && !onReducedSide)
+      return false; // elementwise, broadcast or constant: the ordinary rules
+    if (isElementwisePrimitive(def) && isReducedChain(def))
+      return true;
+    if (onReducedSide && (isa<BroadcastInDimOp>(def) || isConstant(def)))
+      return false;
+    return std::nullopt;
+  }
+
   void grow(Operation *root) {
     unsigned id = groups.size();
-    groups.push_back(Group{root, {root}, {}});
+    groups.push_back(Group{root, {root}, {}, {}});
+    reducedChain.clear(); // other groups have taken reductions since it was filled
     groupOf[root] = id;
     // Fixed point: a producer rejected now may qualify once more of its users have joined.
     for (bool changed = true; changed;) {
       changed = false;
       for (size_t i = 0; i < groups[id].members.size(); ++i) {
         Operation *member = groups[id].members[i];
-        if (isa<BroadcastInDimOp>(member))
-          continue; // never recompute a producer per broadcast element
         for (Value v : member->getOperands()) {
           Operation *def = v.getDefiningOp();
           if (!def || def->getBlock() != &block || groupOf.count(def) || !isFusibleProducer(def))
             continue;
-          if (canMove(def, id)) {
-            groups[id].members.push_back(def);
-            groupOf[def] = id;
-            changed = true;
-          }
+          std::optional<bool> reducedSide = admits(member, def, id);
+          if (!reducedSide || !canMove(def, id))
+            continue;
+          groups[id].members.push_back(def);
+          if (*reducedSide)
+            groups[id].reducedSide.insert(def);
+          groupOf[def] = id;
+          changed = true;
         }
       }
     }
@@ -197,6 +247,7 @@ private:
   Block &block;
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
+  DenseMap<Operation *, bool> reducedChain;
 };
 
 struct StrataFusePass : mlir::strata::impl::StrataFuseBase<StrataFusePass> {

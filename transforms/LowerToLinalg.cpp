@@ -1,14 +1,17 @@
-// strata-lower-to-linalg: rewrites strata ops on static tensors to linalg/tensor/arith/math.
+// strata-lower-to-linalg: rewrites strata ops on static tensors to linalg/tensor/arith/math/scf.
 #include "transforms/Passes.h"
 
 #include "dialects/strata/StrataOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -28,11 +31,14 @@ namespace st = mlir::strata;
 namespace {
 
 //===----------------------------------------------------------------------------------===//
-// Helpers
+// Helpers: types, scalars, generic bodies
 //===----------------------------------------------------------------------------------===//
 
-/// Float or signless integer (incl. i1): the element types arith and math accept.
-bool isLowerableElement(Type t) { return isa<FloatType>(t) || t.isSignlessInteger(); }
+/// Float, signless integer (incl. i1) or unsigned integer: the element types Strata uses.
+bool isLowerableElement(Type t) {
+  auto it = dyn_cast<IntegerType>(t);
+  return isa<FloatType>(t) || (it && !it.isSigned());
+}
 
 /// Every operand and result is a static ranked tensor of a lowerable element type.
 bool hasLowerableTypes(Operation *op) {
@@ -43,10 +49,37 @@ bool hasLowerableTypes(Operation *op) {
   return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
 }
 
+Type elementOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// The signless type arith works on: uiN -> iN, anything else unchanged.
+Type signlessOf(Type t) {
+  if (t.isUnsignedInteger())
+    return IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth());
+  return t;
+}
+
+/// arith is signless-only: unsigned scalars cross into and out of a body through
+/// unrealized casts, which disappear once both sides lower to LLVM's iN.
+Value toSignless(OpBuilder &b, Location loc, Value v) {
+  Type t = signlessOf(v.getType());
+  if (t == v.getType())
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, t, v).getResult(0);
+}
+Value fromSignless(OpBuilder &b, Location loc, Value v, Type to) {
+  if (v.getType() == to)
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, to, v).getResult(0);
+}
+
 Value scalarConst(OpBuilder &b, Location loc, Type t, double f, int64_t i) {
   if (auto ft = dyn_cast<FloatType>(t))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, f));
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, i));
+}
+Value indexConst(OpBuilder &b, Location loc, int64_t i) {
+  return arith::ConstantIndexOp::create(b, loc, i);
 }
 
 /// An empty tensor of `type`, filled with `fill` when given.
@@ -57,36 +90,112 @@ Value makeInit(OpBuilder &b, Location loc, RankedTensorType type, Value fill = {
   return linalg::FillOp::create(b, loc, ValueRange{fill}, ValueRange{init}).getResult(0);
 }
 
+using BodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic whose body builder sees signless scalars (inputs, then outputs) and
+/// returns signless results, cast back to the output element types.
+linalg::GenericOp makeGeneric(OpBuilder &b, Location loc, ValueRange inputs, ValueRange inits,
+                              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators,
+                              BodyFn body) {
+  return linalg::GenericOp::create(
+      b, loc, inits.getTypes(), inputs, inits, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> in;
+        for (Value a : args)
+          in.push_back(toSignless(nb, l, a));
+        SmallVector<Value> out = body(nb, l, in);
+        for (size_t i = 0; i < out.size(); ++i)
+          out[i] = fromSignless(nb, l, out[i], elementOf(inits[i]));
+        linalg::YieldOp::create(nb, l, out);
+        for (auto [a, v] : llvm::zip(args, in)) // casts of arguments the body did not read
+          if (a != v && v.use_empty())
+            v.getDefiningOp()->erase();
+      });
+}
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+/// `shape` without dimension `dim`.
+SmallVector<int64_t> dropDim(ArrayRef<int64_t> shape, int64_t dim) {
+  SmallVector<int64_t> out(shape);
+  out.erase(out.begin() + dim);
+  return out;
+}
+
+/// The map of `nLoops` loops onto the first `rank` of them, loop `dim` replaced by `with`.
+AffineMap mapWithDim(MLIRContext *ctx, int64_t nLoops, int64_t rank, int64_t dim, AffineExpr with) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    exprs.push_back(d == dim ? with : getAffineDimExpr(d, ctx));
+  return AffineMap::get(nLoops, 0, exprs, ctx);
+}
+
+/// The map of `nLoops` loops onto the first `rank` of them, loop `dim` dropped.
+AffineMap mapDroppingDim(MLIRContext *ctx, int64_t nLoops, int64_t rank, int64_t dim) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(nLoops, 0, exprs, ctx);
+}
+
+/// An integer scalar (any width, signless or unsigned) widened to i64 as libstrata widens
+/// indices: zero-extended when unsigned, sign-extended otherwise.
+Value widenIndex(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
+  v = toSignless(b, loc, v);
+  unsigned w = v.getType().getIntOrFloatBitWidth();
+  if (w == 64)
+    return v;
+  if (isUnsigned)
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+  return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+}
+
+/// clamp(v, lo, hi) on i64 (lo <= hi).
+Value clampI64(OpBuilder &b, Location loc, Value v, int64_t lo, int64_t hi) {
+  Value c = arith::MaxSIOp::create(b, loc, v, scalarConst(b, loc, b.getI64Type(), 0, lo));
+  return arith::MinSIOp::create(b, loc, c, scalarConst(b, loc, b.getI64Type(), 0, hi));
+}
+
+Value toIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+
+//===----------------------------------------------------------------------------------===//
+// Scalar arithmetic shared by the bodies (signless values; `uns` says unsigned)
+//===----------------------------------------------------------------------------------===//
+
 /// The identity of a reduction: 0 (sum), 1 (prod), the lowest (max) or highest (min) value.
-Value reductionIdentity(OpBuilder &b, Location loc, Type t, Operation *op) {
-  bool isMax = isa<st::ReduceMaxOp>(op), isMin = isa<st::ReduceMinOp>(op);
-  if (!isMax && !isMin)
-    return scalarConst(b, loc, t, isa<st::ReduceProdOp>(op) ? 1.0 : 0.0,
-                       isa<st::ReduceProdOp>(op) ? 1 : 0);
+Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, bool isSum, bool isProd,
+                        bool isMax) {
+  if (isSum || isProd)
+    return scalarConst(b, loc, t, isProd ? 1.0 : 0.0, isProd ? 1 : 0);
   if (auto ft = dyn_cast<FloatType>(t))
     return arith::ConstantOp::create(
         b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/isMax)));
   unsigned w = t.getIntOrFloatBitWidth();
-  // i1 is bool: false < true.
-  APInt v = w == 1 ? (isMax ? APInt(1, 0) : APInt(1, 1))
-                   : (isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w));
+  // Bool and unsigned: 0 is the lowest value; i1 is bool (false < true).
+  APInt v = uns ? (isMax ? APInt::getMinValue(w) : APInt::getMaxValue(w))
+                : (isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w));
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
-/// Max/min of two scalars: NaN-propagating for floats; unsigned for bool.
-Value emitMax(OpBuilder &b, Location loc, Value x, Value y) {
+/// Max/min of two scalars: NaN-propagating for floats; unsigned for bool and uiN.
+Value emitMax(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   Type t = x.getType();
   if (isa<FloatType>(t))
     return arith::MaximumFOp::create(b, loc, x, y);
-  if (t.isInteger(1))
+  if (uns || t.isInteger(1))
     return arith::MaxUIOp::create(b, loc, x, y);
   return arith::MaxSIOp::create(b, loc, x, y);
 }
-Value emitMin(OpBuilder &b, Location loc, Value x, Value y) {
+Value emitMin(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   Type t = x.getType();
   if (isa<FloatType>(t))
     return arith::MinimumFOp::create(b, loc, x, y);
-  if (t.isInteger(1))
+  if (uns || t.isInteger(1))
     return arith::MinUIOp::create(b, loc, x, y);
   return arith::MinSIOp::create(b, loc, x, y);
 }
@@ -105,8 +214,43 @@ Value emitMul(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
-/// Converts scalar `x` to element type `to` as libstrata does (bool is 0/1; x != 0 to bool).
-Value emitConvert(OpBuilder &b, Location loc, Value x, Type to) {
+/// `a > b` (or `a < b` when !greater): ordered for floats, unsigned for bool and uiN.
+Value emitGreater(OpBuilder &b, Location loc, Value a, Value c, bool uns, bool greater) {
+  if (isa<FloatType>(a.getType()))
+    return arith::CmpFOp::create(
+        b, loc, greater ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, c);
+  using P = arith::CmpIPredicate;
+  bool u = uns || a.getType().isInteger(1);
+  return arith::CmpIOp::create(b, loc, greater ? (u ? P::ugt : P::sgt) : (u ? P::ult : P::slt), a,
+                               c);
+}
+
+Value isNan(OpBuilder &b, Location loc, Value x) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+}
+
+/// libstrata's running max/min step (reduce.cpp's MaxOp/MinOp): keeps `acc` when it is
+/// strictly better or NaN, else takes `v` (so NaN propagates and ties take the newer value).
+Value emitScanExtremum(OpBuilder &b, Location loc, Value acc, Value v, bool uns, bool isMax) {
+  Value keep = emitGreater(b, loc, acc, v, uns, isMax);
+  if (isa<FloatType>(acc.getType()))
+    keep = arith::OrIOp::create(b, loc, keep, isNan(b, loc, acc));
+  return arith::SelectOp::create(b, loc, keep, acc, v);
+}
+
+/// The float value of integer `v` (w bits, signed or not) rounded to nearest-even in `ft`.
+double intAsFloat(FloatType ft, const APInt &v, bool isSigned) {
+  APFloat f(ft.getFloatSemantics());
+  f.convertFromAPInt(v, isSigned, APFloat::rmNearestTiesToEven);
+  bool lost = false;
+  f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+/// Converts scalar `x` (signless; unsigned when `fromUns`) to signless `to` (unsigned when
+/// `toUns`) as libstrata does: bool is 0/1, x != 0 to bool, float -> int truncates toward
+/// zero and saturates, NaN -> 0.
+Value emitConvert(OpBuilder &b, Location loc, Value x, bool fromUns, Type to, bool toUns) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -127,31 +271,36 @@ Value emitConvert(OpBuilder &b, Location loc, Value x, Type to) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
   if (ft) {
-    if (from.isInteger(1))
+    if (fromUns || from.isInteger(1))
       return arith::UIToFPOp::create(b, loc, ft, x);
     return arith::SIToFPOp::create(b, loc, ft, x);
   }
   if (ff) {
-    // libstrata truncates toward zero, saturates and maps NaN to 0; fptosi alone would give
-    // poison out of range, so the out-of-range lanes select the saturated value instead.
+    // libstrata: NaN -> 0, v <= (From)MIN -> MIN, v >= (From)MAX -> MAX, else truncate.
+    // fptosi/fptoui alone would give poison out of range, so those lanes select instead.
     unsigned w = to.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, static_cast<int>(w) - 1); // 2^(w-1), exact in any float
-    int64_t max = w >= 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
-    Value r = arith::FPToSIOp::create(b, loc, to, x);
-    Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
-                                     scalarConst(b, loc, from, limit, 0));
-    r = arith::SelectOp::create(b, loc, hi, scalarConst(b, loc, to, 0, max), r);
-    Value lo = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
-                                     scalarConst(b, loc, from, -limit, 0));
-    r = arith::SelectOp::create(b, loc, lo, scalarConst(b, loc, to, 0, -max - 1), r);
-    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-    return arith::SelectOp::create(b, loc, nan, scalarConst(b, loc, to, 0, 0), r);
+    APInt maxV = toUns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w);
+    APInt minV = toUns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w);
+    Value hiF = scalarConst(b, loc, from, intAsFloat(ff, maxV, !toUns), 0);
+    Value loF = scalarConst(b, loc, from, intAsFloat(ff, minV, !toUns), 0);
+    Value r = toUns ? Value(arith::FPToUIOp::create(b, loc, to, x))
+                    : Value(arith::FPToSIOp::create(b, loc, to, x));
+    Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, hiF);
+    r = arith::SelectOp::create(b, loc, hi,
+                                arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, maxV)), r);
+    Value lo = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, loF);
+    r = arith::SelectOp::create(b, loc, lo,
+                                arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, minV)), r);
+    return arith::SelectOp::create(b, loc, isNan(b, loc, x), scalarConst(b, loc, to, 0, 0), r);
   }
   unsigned wf = from.getIntOrFloatBitWidth(), wt = to.getIntOrFloatBitWidth();
-  if (from.isInteger(1))
-    return arith::ExtUIOp::create(b, loc, to, x);
-  if (wf < wt)
+  if (wf == wt)
+    return x; // iN <-> uiN: the same bits
+  if (wf < wt) {
+    if (fromUns || from.isInteger(1))
+      return arith::ExtUIOp::create(b, loc, to, x);
     return arith::ExtSIOp::create(b, loc, to, x);
+  }
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
@@ -169,6 +318,76 @@ Value emitPow(OpBuilder &b, Location loc, Value x, uint64_t n) {
   return result ? result : scalarConst(b, loc, x.getType(), 1.0, 1);
 }
 
+/// erf^-1 as libstrata computes it (elementwise.cpp's erf_inv_f64), in f64: Giles'
+/// approximation, then two Newton steps on erf (|x| <= 0.5) or up to six on log(erfc) (tail,
+/// stopping once a step is below 1e-17 y, as the reference loop breaks).
+Value emitErfInv(OpBuilder &b, Location loc, Value x0) {
+  Type t = x0.getType();
+  Type f64 = b.getF64Type();
+  Value x = t == f64 ? x0 : Value(arith::ExtFOp::create(b, loc, f64, x0));
+  auto c = [&](double v) { return scalarConst(b, loc, f64, v, 0); };
+  auto add = [&](Value p, Value q) { return Value(arith::AddFOp::create(b, loc, p, q)); };
+  auto sub = [&](Value p, Value q) { return Value(arith::SubFOp::create(b, loc, p, q)); };
+  auto mul = [&](Value p, Value q) { return Value(arith::MulFOp::create(b, loc, p, q)); };
+  auto div = [&](Value p, Value q) { return Value(arith::DivFOp::create(b, loc, p, q)); };
+  auto cmp = [&](arith::CmpFPredicate pr, Value p, Value q) {
+    return Value(arith::CmpFOp::create(b, loc, pr, p, q));
+  };
+  auto sel = [&](Value cnd, Value p, Value q) {
+    return Value(arith::SelectOp::create(b, loc, cnd, p, q));
+  };
+  auto horner = [&](ArrayRef<double> coeffs, Value w) {
+    Value p = c(coeffs[0]);
+    for (double k : coeffs.drop_front())
+      p = add(c(k), mul(p, w));
+    return p;
+  };
+  Value one = c(1.0);
+  Value w =
+      arith::NegFOp::create(b, loc, math::LogOp::create(b, loc, mul(sub(one, x), add(one, x))));
+  Value pCentral = horner({2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                           0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941},
+                          sub(w, c(2.5)));
+  Value pTail = horner({-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                        0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682},
+                       sub(math::SqrtOp::create(b, loc, w), c(3.0)));
+  Value p = sel(cmp(arith::CmpFPredicate::OLT, w, c(5.0)), pCentral, pTail);
+  Value ax = math::AbsFOp::create(b, loc, x);
+  Value y0 = mul(p, ax);
+  Value twoOverSqrtPi = c(1.1283791670955126);
+  auto gauss = [&](Value y) { // 2/sqrt(pi) exp(-y^2)
+    return mul(twoOverSqrtPi,
+               math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, mul(y, y))));
+  };
+  // |x| <= 0.5: y -= (erf(y) - |x|) / (2/sqrt(pi) exp(-y^2)), twice.
+  Value yc = y0;
+  for (int i = 0; i < 2; ++i)
+    yc = sub(yc, div(sub(math::ErfOp::create(b, loc, yc), ax), gauss(yc)));
+  // Tail: Newton on log(erfc(y)) = log(1 - |x|).
+  Value target = math::LogOp::create(b, loc, sub(one, ax));
+  Value yt = y0;
+  Value done = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  for (int i = 0; i < 6; ++i) {
+    Value e = math::ErfcOp::create(b, loc, yt);
+    Value step = div(mul(sub(math::LogOp::create(b, loc, e), target), e),
+                     arith::NegFOp::create(b, loc, gauss(yt)));
+    Value next = sub(yt, step);
+    Value small =
+        cmp(arith::CmpFPredicate::OLE, math::AbsFOp::create(b, loc, step), mul(c(1e-17), next));
+    yt = sel(done, yt, next);
+    done = arith::OrIOp::create(b, loc, done, small);
+  }
+  Value y = sel(cmp(arith::CmpFPredicate::OLE, ax, c(0.5)), yc, yt);
+  y = math::CopySignOp::create(b, loc, y, x);
+  // Edges: +-1 -> +-inf, beyond -> NaN, NaN -> itself.
+  Value inf = c(std::numeric_limits<double>::infinity());
+  Value nan = c(std::numeric_limits<double>::quiet_NaN());
+  y = sel(cmp(arith::CmpFPredicate::OGT, ax, one), nan, y);
+  y = sel(cmp(arith::CmpFPredicate::OEQ, ax, one), math::CopySignOp::create(b, loc, inf, x), y);
+  y = sel(isNan(b, loc, x), x, y);
+  return t == f64 ? y : Value(arith::TruncFOp::create(b, loc, t, y));
+}
+
 //===----------------------------------------------------------------------------------===//
 // Elementwise ops: one linalg.generic each
 //===----------------------------------------------------------------------------------===//
@@ -183,23 +402,26 @@ arith::CmpFPredicate floatPredicate(Operation *op) {
       .Default([](auto) { return arith::CmpFPredicate::OGE; });
 }
 
-/// Signed predicates for integers, unsigned for bool (false < true).
-arith::CmpIPredicate intPredicate(Operation *op, bool isBool) {
+/// Signed predicates for signed integers, unsigned for bool (false < true) and uiN.
+arith::CmpIPredicate intPredicate(Operation *op, bool uns) {
   using P = arith::CmpIPredicate;
   return llvm::TypeSwitch<Operation *, P>(op)
       .Case<st::EqOp>([](auto) { return P::eq; })
       .Case<st::NeOp>([](auto) { return P::ne; })
-      .Case<st::LtOp>([&](auto) { return isBool ? P::ult : P::slt; })
-      .Case<st::LeOp>([&](auto) { return isBool ? P::ule : P::sle; })
-      .Case<st::GtOp>([&](auto) { return isBool ? P::ugt : P::sgt; })
-      .Default([&](auto) { return isBool ? P::uge : P::sge; });
+      .Case<st::LtOp>([&](auto) { return uns ? P::ult : P::slt; })
+      .Case<st::LeOp>([&](auto) { return uns ? P::ule : P::sle; })
+      .Case<st::GtOp>([&](auto) { return uns ? P::ugt : P::sgt; })
+      .Default([&](auto) { return uns ? P::uge : P::sge; });
 }
 
-/// The scalar body of elementwise `op` on block arguments `a` (one per operand).
-Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, Type outType) {
+/// The scalar body of elementwise `op` on signless block arguments `a` (one per operand);
+/// `uns`: the (last) operand's element type is unsigned; `outType` the result's element type.
+Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns,
+                      Type outType) {
   Value x = a[0];
   Type t = x.getType();
   bool isFloat = isa<FloatType>(t);
+  bool unsOrBool = uns || t.isInteger(1);
   auto c = [&](double f, int64_t i) { return scalarConst(b, loc, t, f, i); };
   return llvm::TypeSwitch<Operation *, Value>(op)
       // ---- unary
@@ -211,6 +433,8 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
       .Case<st::AbsOp>([&](auto) -> Value {
         if (isFloat)
           return math::AbsFOp::create(b, loc, x);
+        if (uns)
+          return x;
         return math::AbsIOp::create(b, loc, x);
       })
       .Case<st::SignOp>([&](auto) -> Value {
@@ -219,6 +443,10 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
           Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, x, c(0, 0));
           Value one = math::CopySignOp::create(b, loc, c(1, 1), x);
           return arith::SelectOp::create(b, loc, nonzero, one, x);
+        }
+        if (uns) {
+          Value nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, c(0, 0));
+          return arith::SelectOp::create(b, loc, nonzero, c(1, 1), x);
         }
         Value pos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, c(0, 0));
         Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, c(0, 0));
@@ -239,6 +467,7 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
       .Case<st::TanOp>([&](auto) { return math::TanOp::create(b, loc, x); })
       .Case<st::TanhOp>([&](auto) { return math::TanhOp::create(b, loc, x); })
       .Case<st::ErfOp>([&](auto) { return math::ErfOp::create(b, loc, x); })
+      .Case<st::ErfInvOp>([&](auto) { return emitErfInv(b, loc, x); })
       .Case<st::IsFiniteOp>([&](auto) { return math::IsFiniteOp::create(b, loc, x); })
       .Case<st::LogisticOp>([&](auto) -> Value {
         // 1 / (1 + exp(-x))
@@ -269,9 +498,18 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
         if (isFloat)
           return isDiv ? Value(arith::DivFOp::create(b, loc, x, y))
                        : Value(arith::RemFOp::create(b, loc, x, y));
+        Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, c(0, 0));
+        if (uns) {
+          // x/0 = all ones (static_cast<C>(-1)), x%0 = x.
+          Value safeY = arith::SelectOp::create(b, loc, isZero, c(1, 1), y);
+          if (isDiv)
+            return arith::SelectOp::create(b, loc, isZero, c(-1, -1),
+                                           arith::DivUIOp::create(b, loc, x, safeY));
+          return arith::SelectOp::create(b, loc, isZero, x,
+                                         arith::RemUIOp::create(b, loc, x, safeY));
+        }
         // XLA's integer semantics without UB: x/0 = -1, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0.
         // Dividing by 1 instead of 0 or -1 gives x (div) and 0 (rem); fix up the rest.
-        Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, c(0, 0));
         Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, c(-1, -1));
         Value unsafe = arith::OrIOp::create(b, loc, isZero, isMinusOne);
         Value safeY = arith::SelectOp::create(b, loc, unsafe, c(1, 1), y);
@@ -285,8 +523,8 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
         return arith::SelectOp::create(b, loc, isZero, x, r);
       })
       .Case<st::PowOp>([&](auto) { return math::PowFOp::create(b, loc, x, a[1]); })
-      .Case<st::MaxOp>([&](auto) { return emitMax(b, loc, x, a[1]); })
-      .Case<st::MinOp>([&](auto) { return emitMin(b, loc, x, a[1]); })
+      .Case<st::MaxOp>([&](auto) { return emitMax(b, loc, x, a[1], uns); })
+      .Case<st::MinOp>([&](auto) { return emitMin(b, loc, x, a[1], uns); })
       .Case<st::Atan2Op>([&](auto) { return math::Atan2Op::create(b, loc, x, a[1]); })
       .Case<st::AndOp>([&](auto) { return arith::AndIOp::create(b, loc, x, a[1]); })
       .Case<st::OrOp>([&](auto) { return arith::OrIOp::create(b, loc, x, a[1]); })
@@ -304,15 +542,23 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
       .Case<st::EqOp, st::NeOp, st::LtOp, st::LeOp, st::GtOp, st::GeOp>([&](auto) -> Value {
         if (isFloat)
           return arith::CmpFOp::create(b, loc, floatPredicate(op), x, a[1]);
-        return arith::CmpIOp::create(b, loc, intPredicate(op, t.isInteger(1)), x, a[1]);
+        return arith::CmpIOp::create(b, loc, intPredicate(op, unsOrBool), x, a[1]);
       })
-      // ---- selection and conversion
+      // ---- selection, conversion, bits
       .Case<st::SelectOp>([&](auto) { return arith::SelectOp::create(b, loc, a[0], a[1], a[2]); })
       .Case<st::ClampOp>([&](auto) {
         // min(max(x, lo), hi): NaN propagates and lo > hi gives hi.
-        return emitMin(b, loc, emitMax(b, loc, a[1], a[0]), a[2]);
+        return emitMin(b, loc, emitMax(b, loc, a[1], a[0], uns), a[2], uns);
       })
-      .Case<st::ConvertElementTypeOp>([&](auto) { return emitConvert(b, loc, x, outType); })
+      .Case<st::ConvertElementTypeOp>([&](auto) {
+        return emitConvert(b, loc, x, uns, signlessOf(outType), outType.isUnsignedInteger());
+      })
+      .Case<st::BitcastConvertTypeOp>([&](auto) -> Value {
+        Type to = signlessOf(outType);
+        if (to == t)
+          return x;
+        return arith::BitcastOp::create(b, loc, to, x);
+      })
       .Default([](Operation *) { return Value(); });
 }
 
@@ -321,17 +567,23 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, T
 bool bodyAccepts(Operation *op) {
   Type t =
       cast<RankedTensorType>(op->getOperand(op->getNumOperands() - 1).getType()).getElementType();
+  Type out = elementOf(op->getResult(0));
   bool isFloat = isa<FloatType>(t);
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<st::FloorOp, st::CeilOp, st::RoundOp, st::ExpOp, st::LogOp, st::Log1pOp, st::Expm1Op,
             st::SqrtOp, st::RsqrtOp, st::SinOp, st::CosOp, st::TanOp, st::TanhOp, st::ErfOp,
-            st::IsFiniteOp, st::LogisticOp, st::PowOp, st::Atan2Op>([&](auto) { return isFloat; })
+            st::ErfInvOp, st::IsFiniteOp, st::LogisticOp, st::PowOp, st::Atan2Op>(
+          [&](auto) { return isFloat; })
       .Case<st::NotOp, st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp>(
           [&](auto) { return !isFloat; })
       .Case<st::IntegerPowOp>(
           [&](st::IntegerPowOp p) { return isFloat || p.getYAttr().getInt() >= 0; })
       .Case<st::NegOp, st::AbsOp, st::SignOp, st::DivOp, st::RemOp>(
           [&](auto) { return !t.isInteger(1); })
+      .Case<st::BitcastConvertTypeOp>([&](auto) {
+        return !t.isInteger(1) && !out.isInteger(1) &&
+               t.getIntOrFloatBitWidth() == out.getIntOrFloatBitWidth();
+      })
       .Default([](Operation *) { return true; });
 }
 
@@ -342,7 +594,7 @@ template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     Operation *o = op.getOperation();
     if (!hasLowerableTypes(o) || !bodyAccepts(o))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto resultType = cast<RankedTensorType>(o->getResult(0).getType());
     int64_t rank = resultType.getRank();
     MLIRContext *ctx = rewriter.getContext();
@@ -352,14 +604,55 @@ template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
                          ? AffineMap::getMultiDimIdentityMap(rank, ctx)
                          : AffineMap::get(rank, 0, ctx));
     maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    bool uns = elementOf(o->getOperand(o->getNumOperands() - 1)).isUnsignedInteger();
     Location loc = op.getLoc();
-    Value init = makeInit(rewriter, loc, resultType);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, o->getOperands(), ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value v = emitElementwise(b, l, o, args.drop_back(), resultType.getElementType());
-          linalg::YieldOp::create(b, l, v);
+    auto generic = makeGeneric(
+        rewriter, loc, o->getOperands(), ValueRange{makeInit(rewriter, loc, resultType)}, maps,
+        parallelIterators(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          return SmallVector<Value>{
+              emitElementwise(b, l, o, args.drop_back(), uns, resultType.getElementType())};
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// threefry2x32 => one linalg.generic with two results: JAX's 20-round Threefry-2x32
+/// (random_bits.cpp's threefry_block), fully unrolled on i32.
+struct Threefry2x32ToGeneric : OpRewritePattern<st::Threefry2x32Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::Threefry2x32Op op, PatternRewriter &rewriter) const override {
+    if (!hasLowerableTypes(op) || !elementOf(op.getKey0()).isInteger(32))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of 32-bit integers");
+    auto type = tensorOf(op.getOut0());
+    int64_t rank = type.getRank();
+    Location loc = op.getLoc();
+    SmallVector<AffineMap> maps(6, AffineMap::getMultiDimIdentityMap(rank, getContext()));
+    Value init = makeInit(rewriter, loc, type);
+    auto generic = makeGeneric(
+        rewriter, loc, op->getOperands(), ValueRange{init, init}, maps, parallelIterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type i32 = b.getI32Type();
+          auto k = [&](int64_t v) { return scalarConst(b, l, i32, 0, v); };
+          auto add = [&](Value p, Value q) { return Value(arith::AddIOp::create(b, l, p, q)); };
+          auto rotl = [&](Value v, int r) {
+            return Value(arith::OrIOp::create(b, l, arith::ShLIOp::create(b, l, v, k(r)),
+                                              arith::ShRUIOp::create(b, l, v, k(32 - r))));
+          };
+          Value ks[3] = {
+              a[0], a[1],
+              arith::XOrIOp::create(b, l, arith::XOrIOp::create(b, l, a[0], a[1]), k(0x1BD11BDA))};
+          static constexpr int kRot[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+          Value x0 = add(a[2], ks[0]), x1 = add(a[3], ks[1]);
+          for (int i = 0; i < 5; ++i) {
+            for (int r : kRot[i % 2]) {
+              x0 = add(x0, x1);
+              x1 = arith::XOrIOp::create(b, l, rotl(x1, r), x0);
+            }
+            x0 = add(x0, ks[(i + 1) % 3]);
+            x1 = add(x1, add(ks[(i + 2) % 3], k(i + 1)));
+          }
+          return SmallVector<Value>{x0, x1};
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -370,10 +663,10 @@ template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
 // Shape ops
 //===----------------------------------------------------------------------------------===//
 
-/// stop_gradient is the identity once differentiation is done.
-struct StopGradientToOperand : OpRewritePattern<st::StopGradientOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(st::StopGradientOp op, PatternRewriter &rewriter) const override {
+/// stop_gradient and checkpoint_name are the identity once differentiation is done.
+template <typename OpTy> struct IdentityToOperand : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     if (op.getOperand().getType() != op.getResult().getType())
       return failure();
     rewriter.replaceOp(op, op.getOperand());
@@ -387,9 +680,9 @@ struct BroadcastInDimToGeneric : OpRewritePattern<st::BroadcastInDimOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::BroadcastInDimOp op, PatternRewriter &rewriter) const override {
     if (!hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
-    auto inType = cast<RankedTensorType>(op.getOperand().getType());
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto inType = tensorOf(op.getOperand());
+    auto outType = tensorOf(op.getResult());
     ArrayRef<int64_t> dims = op.getBroadcastDimensions();
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> exprs;
@@ -400,11 +693,10 @@ struct BroadcastInDimToGeneric : OpRewritePattern<st::BroadcastInDimOp> {
     int64_t rank = outType.getRank();
     SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
                                    AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     Location loc = op.getLoc();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{outType}, ValueRange{op.getOperand()},
-        ValueRange{makeInit(rewriter, loc, outType)}, maps, iterators,
+        ValueRange{makeInit(rewriter, loc, outType)}, maps, parallelIterators(rank),
         [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -416,11 +708,11 @@ struct TransposeToLinalg : OpRewritePattern<st::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::TransposeOp op, PatternRewriter &rewriter) const override {
     if (!hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     Location loc = op.getLoc();
     auto t = linalg::TransposeOp::create(rewriter, loc, op.getOperand(),
-                                         makeInit(rewriter, loc, outType), op.getPermutation());
+                                         makeInit(rewriter, loc, tensorOf(op.getResult())),
+                                         op.getPermutation());
     rewriter.replaceOp(op, t.getResult());
     return success();
   }
@@ -432,9 +724,9 @@ struct ReshapeToTensor : OpRewritePattern<st::ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::ReshapeOp op, PatternRewriter &rewriter) const override {
     if (!hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
-    auto inType = cast<RankedTensorType>(op.getOperand().getType());
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto inType = tensorOf(op.getOperand());
+    auto outType = tensorOf(op.getResult());
     Location loc = op.getLoc();
     if (inType == outType) {
       rewriter.replaceOp(op, op.getOperand());
@@ -459,8 +751,384 @@ struct ReshapeToTensor : OpRewritePattern<st::ReshapeOp> {
   }
 };
 
+/// iota => linalg.generic writing linalg.index(dimension), converted to the element type.
+struct IotaToGeneric : OpRewritePattern<st::IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::IotaOp op, PatternRewriter &rewriter) const override {
+    auto type = tensorOf(op.getResult());
+    int64_t dim = op.getDimensionAttr().getInt();
+    if (!hasLowerableTypes(op) || dim < 0 || dim >= type.getRank() ||
+        type.getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "needs a static numeric tensor and a valid dim");
+    Location loc = op.getLoc();
+    Type elem = type.getElementType();
+    auto generic =
+        makeGeneric(rewriter, loc, ValueRange{}, ValueRange{makeInit(rewriter, loc, type)},
+                    {AffineMap::getMultiDimIdentityMap(type.getRank(), getContext())},
+                    parallelIterators(type.getRank()), [&](OpBuilder &b, Location l, ValueRange) {
+                      Value i = arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                                           linalg::IndexOp::create(b, l, dim));
+                      return SmallVector<Value>{
+                          emitConvert(b, l, i, false, signlessOf(elem), elem.isUnsignedInteger())};
+                    });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// rev => linalg.generic reading (size - 1 - i) in the reversed dimensions.
+struct RevToGeneric : OpRewritePattern<st::RevOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::RevOp op, PatternRewriter &rewriter) const override {
+    if (!hasLowerableTypes(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto type = tensorOf(op.getResult());
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      AffineExpr e = getAffineDimExpr(d, ctx);
+      if (llvm::is_contained(op.getDimensions(), d))
+        e = getAffineConstantExpr(type.getDimSize(d) - 1, ctx) - e;
+      exprs.push_back(e);
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    Location loc = op.getLoc();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{op.getOperand()},
+        ValueRange{makeInit(rewriter, loc, type)}, maps, parallelIterators(rank),
+        [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// slice => tensor.extract_slice with static offsets, sizes and strides.
+struct SliceToTensor : OpRewritePattern<st::SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::SliceOp op, PatternRewriter &rewriter) const override {
+    auto type = tensorOf(op.getResult());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> strides(op.getStrides());
+    if (strides.empty())
+      strides.assign(rank, 1);
+    if (!hasLowerableTypes(op) || static_cast<int64_t>(op.getStart().size()) != rank ||
+        static_cast<int64_t>(strides.size()) != rank)
+      return rewriter.notifyMatchFailure(op, "needs static tensors and one start per dim");
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, op.getOperand(), ValueRange{},
+                                                        ValueRange{}, ValueRange{}, op.getStart(),
+                                                        type.getShape(), strides);
+    return success();
+  }
+};
+
+/// pad => a linalg.fill of the padding value, then the kept part of the operand (cropped by
+/// negative low/high with tensor.extract_slice) inserted with stride interior + 1.
+struct PadToTensor : OpRewritePattern<st::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::PadOp op, PatternRewriter &rewriter) const override {
+    auto inType = tensorOf(op.getOperand());
+    auto outType = tensorOf(op.getResult());
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> low = op.getLow(), interior = op.getInterior();
+    if (!hasLowerableTypes(op) || static_cast<int64_t>(low.size()) != rank ||
+        static_cast<int64_t>(interior.size()) != rank || tensorOf(op.getPaddingValue()).getRank())
+      return rewriter.notifyMatchFailure(op, "needs static tensors and a scalar padding value");
+    Location loc = op.getLoc();
+    Value pad = tensor::ExtractOp::create(rewriter, loc, op.getPaddingValue(), ValueRange{});
+    Value result = makeInit(rewriter, loc, outType, pad);
+    // As libstrata's pad_keep: element i lands at low + i * (interior + 1); those landing
+    // outside [0, out) are cropped.
+    SmallVector<int64_t> first, count, outPos, step;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = inType.getDimSize(i), s = interior[i] + 1, out = outType.getDimSize(i);
+      int64_t f = low[i] >= 0 ? 0 : (-low[i] + s - 1) / s;
+      int64_t end = out - low[i] <= 0 ? 0 : std::min(d, (out - low[i] + s - 1) / s);
+      first.push_back(f);
+      count.push_back(std::max<int64_t>(0, end - f));
+      outPos.push_back(low[i] + f * s);
+      step.push_back(s);
+    }
+    if (llvm::all_of(count, [](int64_t c) { return c > 0; })) {
+      Value src = op.getOperand();
+      if (ArrayRef<int64_t>(count) != inType.getShape())
+        src = tensor::ExtractSliceOp::create(
+            rewriter, loc, RankedTensorType::get(count, inType.getElementType()), src, ValueRange{},
+            ValueRange{}, ValueRange{}, first, count, SmallVector<int64_t>(rank, 1));
+      result = tensor::InsertSliceOp::create(rewriter, loc, src, result, ValueRange{}, ValueRange{},
+                                             ValueRange{}, outPos, count, step);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// concatenate => tensor.insert_slice of each input into an empty tensor.
+struct ConcatenateToTensor : OpRewritePattern<st::ConcatenateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::ConcatenateOp op, PatternRewriter &rewriter) const override {
+    auto type = tensorOf(op.getResult());
+    int64_t rank = type.getRank();
+    int64_t dim = op.getDimensionAttr().getInt();
+    if (!hasLowerableTypes(op) || dim < 0 || dim >= rank)
+      return rewriter.notifyMatchFailure(op, "needs static tensors and a valid dimension");
+    Location loc = op.getLoc();
+    Value result = makeInit(rewriter, loc, type);
+    int64_t offset = 0;
+    for (Value in : op.getInputs()) {
+      auto inType = tensorOf(in);
+      if (inType.getNumElements() > 0) {
+        SmallVector<int64_t> offsets(rank, 0);
+        offsets[dim] = offset;
+        result = tensor::InsertSliceOp::create(rewriter, loc, in, result, ValueRange{},
+                                               ValueRange{}, ValueRange{}, offsets,
+                                               inType.getShape(), SmallVector<int64_t>(rank, 1));
+      }
+      offset += inType.getDimSize(dim);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Start indices (rank-0 integer tensors) clamped, as libstrata's clamped_starts, into
+/// [0, dims - sizes]; as index values.
+SmallVector<OpFoldResult> clampedStarts(OpBuilder &b, Location loc, ValueRange starts,
+                                        ArrayRef<int64_t> dims, ArrayRef<int64_t> sizes) {
+  SmallVector<OpFoldResult> out;
+  for (auto [i, s] : llvm::enumerate(starts)) {
+    Value v = tensor::ExtractOp::create(b, loc, s, ValueRange{});
+    v = widenIndex(b, loc, v, elementOf(s).isUnsignedInteger());
+    out.push_back(toIndex(b, loc, clampI64(b, loc, v, 0, dims[i] - sizes[i])));
+  }
+  return out;
+}
+
+/// Start indices are integer scalars, one per operand dimension.
+bool validStarts(ValueRange starts, int64_t rank) {
+  return static_cast<int64_t>(starts.size()) == rank && llvm::all_of(starts, [](Value s) {
+           auto t = tensorOf(s);
+           return t.getRank() == 0 && isa<IntegerType>(t.getElementType()) &&
+                  !t.getElementType().isInteger(1);
+         });
+}
+
+/// dynamic_slice => tensor.extract_slice at the clamped starts.
+struct DynamicSliceToTensor : OpRewritePattern<st::DynamicSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::DynamicSliceOp op, PatternRewriter &rewriter) const override {
+    auto inType = tensorOf(op.getOperand());
+    auto type = tensorOf(op.getResult());
+    if (!hasLowerableTypes(op) || !validStarts(op.getStartIndices(), inType.getRank()) ||
+        type.getRank() != inType.getRank())
+      return rewriter.notifyMatchFailure(op, "needs static tensors and scalar integer starts");
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> offsets =
+        clampedStarts(rewriter, loc, op.getStartIndices(), inType.getShape(), type.getShape());
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(getContext(), type.getShape());
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, op.getOperand(), offsets, sizes,
+                                                        strides);
+    return success();
+  }
+};
+
+/// dynamic_update_slice => tensor.insert_slice at the clamped starts.
+struct DynamicUpdateSliceToTensor : OpRewritePattern<st::DynamicUpdateSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::DynamicUpdateSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = tensorOf(op.getOperand());
+    auto upType = tensorOf(op.getUpdate());
+    if (!hasLowerableTypes(op) || !validStarts(op.getStartIndices(), type.getRank()) ||
+        upType.getRank() != type.getRank())
+      return rewriter.notifyMatchFailure(op, "needs static tensors and scalar integer starts");
+    if (upType.getNumElements() == 0) {
+      rewriter.replaceOp(op, op.getOperand());
+      return success();
+    }
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> offsets =
+        clampedStarts(rewriter, loc, op.getStartIndices(), type.getShape(), upType.getShape());
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(getContext(), upType.getShape());
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, op.getUpdate(), op.getOperand(), offsets,
+                                                       sizes, strides);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------------------===//
-// Reductions and contractions
+// Indexing ops: gather, scatter, scatter_add
+//===----------------------------------------------------------------------------------===//
+
+/// Indices are an integer tensor of rank >= 1 (the index vector is the last dimension).
+bool validIndices(Value indices) {
+  auto t = tensorOf(indices);
+  return t.getRank() >= 1 && isa<IntegerType>(t.getElementType()) &&
+         !t.getElementType().isInteger(1);
+}
+
+/// indices[batch..., k] widened to i64 (inside a body or loop).
+Value loadIndex(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> batch, int64_t k) {
+  SmallVector<Value> at(batch);
+  at.push_back(indexConst(b, loc, k));
+  Value v = tensor::ExtractOp::create(b, loc, indices, at);
+  return widenIndex(b, loc, v, elementOf(indices).isUnsignedInteger());
+}
+
+/// gather => one linalg.generic over the result with tensor.extract in its body: each result
+/// element reads the operand at the start its index vector names (clamped so the slice lies
+/// in bounds, as libstrata and XLA do) plus its offset in the slice.
+struct GatherToGeneric : OpRewritePattern<st::GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::GatherOp op, PatternRewriter &rewriter) const override {
+    auto opType = tensorOf(op.getOperand());
+    auto type = tensorOf(op.getResult());
+    ArrayRef<int64_t> offsetDims = op.getOffsetDims(), collapsed = op.getCollapsedSliceDims();
+    ArrayRef<int64_t> startMap = op.getStartIndexMap(), sizes = op.getSliceSizes();
+    int64_t rank = opType.getRank(), outRank = type.getRank();
+    if (!hasLowerableTypes(op) || !validIndices(op.getIndices()) ||
+        static_cast<int64_t>(sizes.size()) != rank ||
+        static_cast<int64_t>(startMap.size()) != tensorOf(op.getIndices()).getShape().back() ||
+        static_cast<int64_t>(offsetDims.size() + collapsed.size()) != rank)
+      return rewriter.notifyMatchFailure(op, "needs static tensors and valid dimension numbers");
+    Location loc = op.getLoc();
+    Value operand = op.getOperand(), indices = op.getIndices();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{makeInit(rewriter, loc, type)},
+        {AffineMap::getMultiDimIdentityMap(outRank, getContext())}, parallelIterators(outRank),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          // Batch coordinates are the result dims outside offset_dims; the slice offset of
+          // operand dim d (not collapsed) is the next result dim in offset_dims.
+          SmallVector<Value> batch;
+          SmallVector<Value> window;
+          for (int64_t i = 0; i < outRank; ++i) {
+            Value idx = linalg::IndexOp::create(b, l, i);
+            (llvm::is_contained(offsetDims, i) ? window : batch).push_back(idx);
+          }
+          SmallVector<Value> coords(rank);
+          for (int64_t d = 0, w = 0; d < rank; ++d)
+            coords[d] = llvm::is_contained(collapsed, d) ? indexConst(b, l, 0) : window[w++];
+          for (auto [k, d] : llvm::enumerate(startMap)) {
+            Value s = clampI64(b, l, loadIndex(b, l, indices, batch, k), 0,
+                               opType.getDimSize(d) - sizes[d]);
+            coords[d] = arith::AddIOp::create(b, l, coords[d], toIndex(b, l, s));
+          }
+          linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, operand, coords)));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// scatter / scatter_add => an scf.for over the index vectors in row-major order (so that the
+/// last duplicate wins and sums accumulate in libstrata's order): a window that lies wholly in
+/// bounds is inserted (scatter) or added (scatter_add) with tensor.insert_slice; others are
+/// dropped.
+template <typename OpTy> struct ScatterToLoop : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isAdd = std::is_same_v<OpTy, st::ScatterAddOp>;
+    auto type = tensorOf(op.getOperand());
+    auto idxType = tensorOf(op.getIndices());
+    auto upType = tensorOf(op.getUpdates());
+    ArrayRef<int64_t> windowDims = op.getUpdateWindowDims(), inserted = op.getInsertedWindowDims();
+    ArrayRef<int64_t> toOperand = op.getScatterDimsToOperandDims();
+    int64_t rank = type.getRank();
+    if (!hasLowerableTypes(op) || !validIndices(op.getIndices()) ||
+        static_cast<int64_t>(toOperand.size()) != idxType.getShape().back() ||
+        static_cast<int64_t>(windowDims.size() + inserted.size()) != rank ||
+        upType.getRank() != idxType.getRank() - 1 + static_cast<int64_t>(windowDims.size()) ||
+        (isAdd && type.getElementType().isInteger(1)))
+      return rewriter.notifyMatchFailure(op, "needs static tensors and valid dimension numbers");
+    Location loc = op.getLoc();
+    // The window in operand coordinates (1 in inserted dims) and its element type.
+    SmallVector<int64_t> window(rank, 1), windowShape, batchShape(idxType.getShape().drop_back());
+    for (int64_t d = 0, j = 0; d < rank; ++d)
+      if (!llvm::is_contained(inserted, d))
+        window[d] = upType.getDimSize(windowDims[j++]);
+    for (int64_t w : windowDims)
+      windowShape.push_back(upType.getDimSize(w));
+    int64_t batch = 1;
+    for (int64_t s : batchShape)
+      batch *= s;
+    if (batch == 0 || upType.getNumElements() == 0) {
+      rewriter.replaceOp(op, op.getOperand());
+      return success();
+    }
+    auto windowType = RankedTensorType::get(windowShape, type.getElementType());
+    Value indices = op.getIndices(), updates = op.getUpdates();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0), indexConst(rewriter, loc, batch),
+        indexConst(rewriter, loc, 1), ValueRange{op.getOperand()},
+        [&](OpBuilder &b, Location l, Value g, ValueRange iter) {
+          // Row-major batch coordinates of g.
+          SmallVector<Value> coords(batchShape.size());
+          Value rest = g;
+          for (int64_t i = static_cast<int64_t>(batchShape.size()) - 1; i >= 0; --i) {
+            Value n = indexConst(b, l, batchShape[i]);
+            coords[i] = arith::RemUIOp::create(b, l, rest, n);
+            rest = arith::DivUIOp::create(b, l, rest, n);
+          }
+          Value inBounds = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          for (auto [k, d] : llvm::enumerate(toOperand)) {
+            Value s = loadIndex(b, l, indices, coords, k);
+            Type i64 = b.getI64Type();
+            Value ok = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, s,
+                                      scalarConst(b, l, i64, 0, 0)),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, s,
+                                      scalarConst(b, l, i64, 0, type.getDimSize(d) - window[d])));
+            inBounds = arith::AndIOp::create(b, l, inBounds, ok);
+            offsets[d] = toIndex(b, l, clampI64(b, l, s, 0, type.getDimSize(d) - window[d]));
+          }
+          SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), window);
+          SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+          Value acc = iter[0];
+          auto ifOp = scf::IfOp::create(
+              b, l, inBounds,
+              [&](OpBuilder &tb, Location tl) {
+                // updates[coords..., window...], rank-reduced to the window dims.
+                SmallVector<OpFoldResult> uOff, uSize;
+                for (int64_t i = 0, j = 0; i < upType.getRank(); ++i) {
+                  bool isWindow = llvm::is_contained(windowDims, i);
+                  uOff.push_back(isWindow ? OpFoldResult(tb.getIndexAttr(0))
+                                          : OpFoldResult(coords[j++]));
+                  uSize.push_back(tb.getIndexAttr(isWindow ? upType.getDimSize(i) : 1));
+                }
+                SmallVector<OpFoldResult> uOnes(upType.getRank(), tb.getIndexAttr(1));
+                Value win =
+                    tensor::ExtractSliceOp::create(tb, tl, windowType, updates, uOff, uSize, uOnes);
+                if (isAdd) {
+                  Value old =
+                      tensor::ExtractSliceOp::create(tb, tl, windowType, acc, offsets, sizes, ones);
+                  int64_t wr = windowType.getRank();
+                  SmallVector<AffineMap> maps(
+                      3, AffineMap::getMultiDimIdentityMap(wr, tb.getContext()));
+                  win = makeGeneric(tb, tl, ValueRange{old, win}, ValueRange{old}, maps,
+                                    parallelIterators(wr),
+                                    [&](OpBuilder &bb, Location bl, ValueRange a) {
+                                      return SmallVector<Value>{emitAdd(bb, bl, a[0], a[1])};
+                                    })
+                            .getResult(0);
+                }
+                Value next = tensor::InsertSliceOp::create(tb, tl, win, acc, offsets, sizes, ones);
+                scf::YieldOp::create(tb, tl, next);
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc); });
+          scf::YieldOp::create(b, l, ifOp.getResults());
+        });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------------------===//
+// Reductions, scans and contractions
 //===----------------------------------------------------------------------------------===//
 
 /// reduce_{sum,max,min,prod} => linalg.reduce into an init filled with the identity.
@@ -469,53 +1137,285 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     Operation *o = op.getOperation();
     if (!hasLowerableTypes(o))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     if (op.getAxes().empty()) {
       rewriter.replaceOp(op, op.getOperand());
       return success();
     }
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
+    auto outType = tensorOf(op.getResult());
     Type elem = outType.getElementType();
+    bool uns = elem.isUnsignedInteger();
+    bool isSum = isa<st::ReduceSumOp>(o), isProd = isa<st::ReduceProdOp>(o);
+    bool isMax = isa<st::ReduceMaxOp>(o);
     Location loc = op.getLoc();
-    Value init = makeInit(rewriter, loc, outType, reductionIdentity(rewriter, loc, elem, o));
+    Value identity = fromSignless(
+        rewriter, loc,
+        reductionIdentity(rewriter, loc, signlessOf(elem), uns, isSum, isProd, isMax), elem);
+    Value init = makeInit(rewriter, loc, outType, identity);
     SmallVector<int64_t> axes(op.getAxes());
     llvm::sort(axes);
-    auto reduce = linalg::ReduceOp::create(
-        rewriter, loc, ValueRange{op.getOperand()}, ValueRange{init}, axes,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = args[0], acc = args[1];
-          Value v =
-              llvm::TypeSwitch<Operation *, Value>(o)
-                  .template Case<st::ReduceSumOp>([&](auto) { return emitAdd(b, l, x, acc); })
-                  .template Case<st::ReduceProdOp>([&](auto) { return emitMul(b, l, x, acc); })
-                  .template Case<st::ReduceMaxOp>([&](auto) { return emitMax(b, l, x, acc); })
-                  .Default([&](Operation *) { return emitMin(b, l, x, acc); });
-          linalg::YieldOp::create(b, l, v);
-        });
+    auto reduce =
+        linalg::ReduceOp::create(rewriter, loc, ValueRange{op.getOperand()}, ValueRange{init}, axes,
+                                 [&](OpBuilder &b, Location l, ValueRange args) {
+                                   Value x = toSignless(b, l, args[0]),
+                                         acc = toSignless(b, l, args[1]);
+                                   Value v = isSum    ? emitAdd(b, l, x, acc)
+                                             : isProd ? emitMul(b, l, x, acc)
+                                             : isMax  ? emitMax(b, l, x, acc, uns)
+                                                      : emitMin(b, l, x, acc, uns);
+                                   linalg::YieldOp::create(b, l, fromSignless(b, l, v, elem));
+                                 });
     rewriter.replaceOp(op, reduce.getResults());
     return success();
   }
 };
 
-/// dot_general => linalg.matmul / linalg.batch_matmul for the canonical layouts (one element
-/// type throughout), else a linalg.generic over (batch, lhs free, rhs free, contracting).
+/// argmax/argmin => one linalg.generic reducing over `axis` into (best value, index),
+/// starting from the first element: an element replaces the best when strictly better or
+/// the first NaN, so ties keep the first index and NaN counts as the extremum (reduce.cpp).
+template <typename OpTy> struct ArgReduceToGeneric : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, st::ArgmaxOp>;
+    auto inType = tensorOf(op.getOperand());
+    auto outType = tensorOf(op.getResult());
+    int64_t rank = inType.getRank(), axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
+    if (!hasLowerableTypes(op) || axis < 0 || axis >= rank || inType.getDimSize(axis) == 0 ||
+        !outType.getElementType().isSignlessInteger() || outType.getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "needs static tensors, a valid non-empty axis");
+    Location loc = op.getLoc();
+    Type elem = inType.getElementType();
+    bool uns = elem.isUnsignedInteger();
+    SmallVector<int64_t> restShape = dropDim(inType.getShape(), axis);
+    // The best value starts as the first element along the axis.
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), ones = offsets;
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), inType.getShape());
+    sizes[axis] = rewriter.getIndexAttr(1);
+    for (auto &o : ones)
+      o = rewriter.getIndexAttr(1);
+    Value first =
+        tensor::ExtractSliceOp::create(rewriter, loc, RankedTensorType::get(restShape, elem),
+                                       op.getOperand(), offsets, sizes, ones);
+    Value idxInit = makeInit(rewriter, loc, outType,
+                             scalarConst(rewriter, loc, outType.getElementType(), 0, 0));
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                   mapDroppingDim(ctx, rank, rank, axis),
+                                   mapDroppingDim(ctx, rank, rank, axis)};
+    SmallVector<utils::IteratorType> iters = parallelIterators(rank);
+    iters[axis] = utils::IteratorType::reduction;
+    auto generic = makeGeneric(
+        rewriter, loc, ValueRange{op.getOperand()}, ValueRange{first, idxInit}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = a[0], best = a[1], idx = a[2];
+          Value better = emitGreater(b, l, x, best, uns, isMax);
+          if (isa<FloatType>(x.getType()))
+            better = arith::AndIOp::create(
+                b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, best, best),
+                arith::OrIOp::create(b, l, isNan(b, l, x), better));
+          Value r =
+              arith::IndexCastOp::create(b, l, idx.getType(), linalg::IndexOp::create(b, l, axis));
+          return SmallVector<Value>{arith::SelectOp::create(b, l, better, x, best),
+                                    arith::SelectOp::create(b, l, better, r, idx)};
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
+/// cumsum/cumprod/cummax/cummin => an scf.for along the axis (reversed when `reverse`)
+/// carrying the running value of every other position: each step is one linalg.generic
+/// that combines a slice into the carry and writes the slice of the result, in libstrata's
+/// order. Floating sums and products carry f64, as libstrata's scans do.
+template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isSum = std::is_same_v<OpTy, st::CumsumOp>;
+    constexpr bool isProd = std::is_same_v<OpTy, st::CumprodOp>;
+    constexpr bool isMax = std::is_same_v<OpTy, st::CummaxOp>;
+    auto type = tensorOf(op.getOperand());
+    int64_t rank = type.getRank(), axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
+    Type elem = type.getElementType();
+    if (!hasLowerableTypes(op) || axis < 0 || axis >= rank ||
+        ((isSum || isProd) && elem.isInteger(1)))
+      return rewriter.notifyMatchFailure(op, "needs static tensors and a valid axis");
+    int64_t n = type.getDimSize(axis);
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, op.getOperand());
+      return success();
+    }
+    Location loc = op.getLoc();
+    bool uns = elem.isUnsignedInteger();
+    Type sl = signlessOf(elem);
+    Type accElem = (isSum || isProd) && isa<FloatType>(elem) ? rewriter.getF64Type() : sl;
+    SmallVector<int64_t> restShape = dropDim(type.getShape(), axis);
+    auto accType = RankedTensorType::get(restShape, accElem);
+    auto sliceType = RankedTensorType::get(restShape, elem);
+    Value acc0 = makeInit(rewriter, loc, accType,
+                          reductionIdentity(rewriter, loc, accElem, uns, isSum, isProd, isMax));
+    bool reverse = op.getReverse();
+    Value x = op.getOperand();
+    int64_t restRank = rank - 1;
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0), indexConst(rewriter, loc, n),
+        indexConst(rewriter, loc, 1), ValueRange{makeInit(rewriter, loc, type), acc0},
+        [&](OpBuilder &b, Location l, Value q, ValueRange iter) {
+          Value pos = reverse ? Value(arith::SubIOp::create(b, l, indexConst(b, l, n - 1), q)) : q;
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          offsets[axis] = pos;
+          SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), type.getShape());
+          sizes[axis] = b.getIndexAttr(1);
+          SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+          Value slice = tensor::ExtractSliceOp::create(b, l, sliceType, x, offsets, sizes, ones);
+          SmallVector<AffineMap> maps(3,
+                                      AffineMap::getMultiDimIdentityMap(restRank, b.getContext()));
+          auto step = makeGeneric(
+              b, l, ValueRange{slice}, ValueRange{iter[1], makeInit(b, l, sliceType)}, maps,
+              parallelIterators(restRank), [&](OpBuilder &bb, Location bl, ValueRange a) {
+                Value v = emitConvert(bb, bl, a[0], uns, accElem, false);
+                Value acc = a[1];
+                Value next = isSum    ? emitAdd(bb, bl, acc, v)
+                             : isProd ? emitMul(bb, bl, acc, v)
+                                      : emitScanExtremum(bb, bl, acc, v, uns, isMax);
+                return SmallVector<Value>{next, emitConvert(bb, bl, next, false, sl, uns)};
+              });
+          Value y =
+              tensor::InsertSliceOp::create(b, l, step.getResult(1), iter[0], offsets, sizes, ones);
+          scf::YieldOp::create(b, l, ValueRange{y, step.getResult(0)});
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+/// sort => two linalg.generics, without loops over data-dependent positions: the first
+/// counts, for each element, the elements that sort before it (lexicographically by the
+/// keys, NaN after every number, ties by position: a stable sort), which is its position in
+/// the result; the second moves each element of every operand to its position. O(n^2) per
+/// sorted line.
+struct SortToGeneric : OpRewritePattern<st::SortOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
+    ValueRange inputs = op.getInputs();
+    if (inputs.empty() || !hasLowerableTypes(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto type = tensorOf(inputs[0]);
+    int64_t rank = type.getRank(), dim = op.getDimensionAttr().getInt();
+    int64_t numKeys = op.getNumKeysAttr().getInt();
+    if (dim < 0)
+      dim += rank;
+    if (dim < 0 || dim >= rank || numKeys < 1 || numKeys > static_cast<int64_t>(inputs.size()) ||
+        llvm::any_of(inputs, [&](Value v) { return tensorOf(v).getShape() != type.getShape(); }))
+      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    if (type.getDimSize(dim) <= 1 || type.getNumElements() == 0) {
+      rewriter.replaceOp(op, inputs);
+      return success();
+    }
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t nLoops = rank + 1; // the operand's dims (dim = this element), then the other one
+    AffineExpr other = getAffineDimExpr(rank, ctx);
+    AffineMap self = mapWithDim(ctx, nLoops, rank, dim, getAffineDimExpr(dim, ctx));
+    AffineMap atOther = mapWithDim(ctx, nLoops, rank, dim, other);
+    SmallVector<utils::IteratorType> iters = parallelIterators(rank);
+    iters.push_back(utils::IteratorType::reduction);
+
+    // 1. position[..., i, ...] = #{j : key(j) < key(i), or key(j) == key(i) and j < i}.
+    Type i64 = rewriter.getI64Type();
+    auto posType = RankedTensorType::get(type.getShape(), i64);
+    SmallVector<Value> keyIns;
+    SmallVector<AffineMap> maps;
+    SmallVector<bool> keyUns;
+    for (int64_t k = 0; k < numKeys; ++k) {
+      keyIns.append({inputs[k], inputs[k]});
+      maps.append({self, atOther});
+      keyUns.push_back(elementOf(inputs[k]).isUnsignedInteger());
+    }
+    maps.push_back(self);
+    auto position = makeGeneric(
+        rewriter, loc, keyIns,
+        ValueRange{makeInit(rewriter, loc, posType, scalarConst(rewriter, loc, i64, 0, 0))}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value i = linalg::IndexOp::create(b, l, dim), j = linalg::IndexOp::create(b, l, rank);
+          Value before = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, i);
+          for (int64_t k = numKeys - 1; k >= 0; --k) {
+            Value mine = a[2 * k], theirs = a[2 * k + 1];
+            Value less, equal;
+            if (isa<FloatType>(mine.getType())) {
+              Value nm = isNan(b, l, mine), nt = isNan(b, l, theirs);
+              Value ordLess = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, theirs, mine);
+              Value numBeforeNan = arith::AndIOp::create(
+                  b, l, nm,
+                  arith::XOrIOp::create(b, l, nt, scalarConst(b, l, b.getI1Type(), 0, 1)));
+              less = arith::OrIOp::create(b, l, ordLess, numBeforeNan);
+              equal = arith::OrIOp::create(
+                  b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, theirs, mine),
+                  arith::AndIOp::create(b, l, nm, nt));
+            } else {
+              less = emitGreater(b, l, theirs, mine, keyUns[k], /*greater=*/false);
+              equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, theirs, mine);
+            }
+            before = arith::OrIOp::create(b, l, less, arith::AndIOp::create(b, l, equal, before));
+          }
+          Value inc = arith::ExtUIOp::create(b, l, i64, before);
+          return SmallVector<Value>{arith::AddIOp::create(b, l, a.back(), inc)};
+        });
+
+    // 2. result[..., p, ...] = input[..., i, ...] where position[..., i, ...] == p.
+    SmallVector<Value> moveIns = {position.getResult(0)};
+    SmallVector<AffineMap> moveMaps = {atOther};
+    SmallVector<Value> inits;
+    for (Value in : inputs) {
+      moveIns.push_back(in);
+      moveMaps.push_back(atOther);
+      inits.push_back(makeInit(rewriter, loc, tensorOf(in)));
+    }
+    for (size_t k = 0; k < inputs.size(); ++k)
+      moveMaps.push_back(self);
+    int64_t nIn = static_cast<int64_t>(inputs.size());
+    auto move = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(inits).getTypes(), moveIns, inits, moveMaps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value p = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, dim));
+          Value here = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[0], p);
+          SmallVector<Value> out;
+          for (int64_t k = 0; k < nIn; ++k)
+            out.push_back(arith::SelectOp::create(b, l, here, a[1 + k], a[1 + nIn + k]));
+          linalg::YieldOp::create(b, l, out);
+        });
+    rewriter.replaceOp(op, move.getResults());
+    return success();
+  }
+};
+
+/// dot_general => linalg.matmul / linalg.batch_matmul for the canonical layouts (one
+/// signless element type throughout), else a linalg.generic over (batch, lhs free, rhs free,
+/// contracting).
 struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::DotGeneralOp op, PatternRewriter &rewriter) const override {
     if (!hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/signless elements");
-    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto lhsType = tensorOf(op.getLhs());
+    auto rhsType = tensorOf(op.getRhs());
+    auto outType = tensorOf(op.getResult());
     Type outElem = outType.getElementType();
+    Type outSl = signlessOf(outElem);
     Location loc = op.getLoc();
-    Value init = makeInit(rewriter, loc, outType, scalarConst(rewriter, loc, outElem, 0.0, 0));
+    Value init =
+        makeInit(rewriter, loc, outType,
+                 fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0), outElem));
     ArrayRef<int64_t> lb = op.getLhsBatch(), rb = op.getRhsBatch();
     ArrayRef<int64_t> lc = op.getLhsContracting(), rc = op.getRhsContracting();
     Value lhs = op.getLhs(), rhs = op.getRhs();
 
     bool oneType = lhsType.getElementType() == outElem && rhsType.getElementType() == outElem &&
-                   !outElem.isInteger(1);
+                   !outElem.isInteger(1) && outElem == outSl;
     auto is = [](ArrayRef<int64_t> a, std::initializer_list<int64_t> b) {
       return llvm::equal(a, b);
     };
@@ -559,59 +1459,103 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
     SmallVector<AffineMap> maps = {operandMap(lhsType.getRank(), lb, lc, nb),
                                    operandMap(rhsType.getRank(), rb, rc, nb + nlf),
                                    AffineMap::get(nLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(nParallel, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iterators = parallelIterators(nParallel);
     iterators.append(nc, utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{outType}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          // Accumulate in the result type (preferred_element_type widens it).
-          Value x = emitConvert(b, l, args[0], outElem);
-          Value y = emitConvert(b, l, args[1], outElem);
-          linalg::YieldOp::create(b, l, emitAdd(b, l, args[2], emitMul(b, l, x, y)));
-        });
+    bool lhsUns = lhsType.getElementType().isUnsignedInteger();
+    bool outUns = outElem.isUnsignedInteger();
+    auto generic =
+        makeGeneric(rewriter, loc, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      // Accumulate in the result type (preferred_element_type widens it).
+                      Value x = emitConvert(b, l, args[0], lhsUns, outSl, outUns);
+                      Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
+                      return SmallVector<Value>{emitAdd(b, l, args[2], emitMul(b, l, x, y))};
+                    });
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }
 };
 
 //===----------------------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------------------===//
+
+/// Fuses the (already lowered) ops of one strata.fusion group into as few loop nests as
+/// linalg's elementwise fusion allows, then inlines the group into its parent. The region
+/// is isolated from above, so fusing inside it never crosses groups.
+LogicalResult fuseAndInlineGroup(st::FusionOp fusion) {
+  MLIRContext *ctx = fusion.getContext();
+  IRRewriter rewriter(ctx);
+  // Elementwise fusion works on linalg.generic: generalize the named data-movement and
+  // reduction ops so that all-parallel producers fuse into them too (softmax's exp into
+  // its reduce_sum).
+  SmallVector<linalg::LinalgOp> named;
+  fusion.getBlock().walk([&](linalg::LinalgOp l) {
+    if (isa<linalg::ReduceOp, linalg::TransposeOp, linalg::BroadcastOp>(l.getOperation()))
+      named.push_back(l);
+  });
+  for (linalg::LinalgOp l : named) {
+    rewriter.setInsertionPoint(l);
+    if (failed(linalg::generalizeNamedOp(rewriter, l)))
+      return fusion.emitError("could not generalize ") << l->getName() << " in the group";
+  }
+  RewritePatternSet patterns(ctx);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *) { return true; });
+  if (failed(applyPatternsGreedily(fusion.getRegion(), std::move(patterns))))
+    return fusion.emitError("elementwise fusion of the group did not converge");
+
+  Block &block = fusion.getBlock();
+  Operation *yield = block.getTerminator();
+  SmallVector<Value> results(yield->getOperands());
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&block, fusion, fusion.getInputs());
+  rewriter.replaceOp(fusion, results);
+  return success();
+}
+
+//===----------------------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------------------===//
+
+template <typename... OpTys> void addElementwise(RewritePatternSet &patterns, MLIRContext *ctx) {
+  patterns.add<ElementwiseToGeneric<OpTys>...>(ctx);
+}
 
 struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns
-        .add<ElementwiseToGeneric<st::NegOp>, ElementwiseToGeneric<st::AbsOp>,
-             ElementwiseToGeneric<st::SignOp>, ElementwiseToGeneric<st::FloorOp>,
-             ElementwiseToGeneric<st::CeilOp>, ElementwiseToGeneric<st::RoundOp>,
-             ElementwiseToGeneric<st::ExpOp>, ElementwiseToGeneric<st::LogOp>,
-             ElementwiseToGeneric<st::Log1pOp>, ElementwiseToGeneric<st::Expm1Op>,
-             ElementwiseToGeneric<st::SqrtOp>, ElementwiseToGeneric<st::RsqrtOp>,
-             ElementwiseToGeneric<st::SinOp>, ElementwiseToGeneric<st::CosOp>,
-             ElementwiseToGeneric<st::TanOp>, ElementwiseToGeneric<st::TanhOp>,
-             ElementwiseToGeneric<st::LogisticOp>, ElementwiseToGeneric<st::ErfOp>,
-             ElementwiseToGeneric<st::IsFiniteOp>, ElementwiseToGeneric<st::NotOp>,
-             ElementwiseToGeneric<st::IntegerPowOp>, ElementwiseToGeneric<st::AddOp>,
-             ElementwiseToGeneric<st::SubOp>, ElementwiseToGeneric<st::MulOp>,
-             ElementwiseToGeneric<st::DivOp>, ElementwiseToGeneric<st::RemOp>,
-             ElementwiseToGeneric<st::PowOp>, ElementwiseToGeneric<st::MaxOp>,
-             ElementwiseToGeneric<st::MinOp>, ElementwiseToGeneric<st::Atan2Op>,
-             ElementwiseToGeneric<st::AndOp>, ElementwiseToGeneric<st::OrOp>,
-             ElementwiseToGeneric<st::XorOp>, ElementwiseToGeneric<st::ShiftLeftOp>,
-             ElementwiseToGeneric<st::ShiftRightLogicalOp>, ElementwiseToGeneric<st::EqOp>,
-             ElementwiseToGeneric<st::NeOp>, ElementwiseToGeneric<st::LtOp>,
-             ElementwiseToGeneric<st::LeOp>, ElementwiseToGeneric<st::GtOp>,
-             ElementwiseToGeneric<st::GeOp>, ElementwiseToGeneric<st::SelectOp>,
-             ElementwiseToGeneric<st::ClampOp>, ElementwiseToGeneric<st::ConvertElementTypeOp>,
-             StopGradientToOperand, BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor,
-             ReduceToLinalg<st::ReduceSumOp>, ReduceToLinalg<st::ReduceMaxOp>,
-             ReduceToLinalg<st::ReduceMinOp>, ReduceToLinalg<st::ReduceProdOp>, DotGeneralToLinalg>(
-            ctx);
-    // One walk: every pattern creates only upstream ops, so nothing needs revisiting, and
-    // unrelated IR is left exactly as it was (no folding).
+    addElementwise<st::NegOp, st::AbsOp, st::SignOp, st::FloorOp, st::CeilOp, st::RoundOp,
+                   st::ExpOp, st::LogOp, st::Log1pOp, st::Expm1Op, st::SqrtOp, st::RsqrtOp,
+                   st::SinOp, st::CosOp, st::TanOp, st::TanhOp, st::LogisticOp, st::ErfOp,
+                   st::ErfInvOp, st::IsFiniteOp, st::NotOp, st::IntegerPowOp, st::AddOp, st::SubOp,
+                   st::MulOp, st::DivOp, st::RemOp, st::PowOp, st::MaxOp, st::MinOp, st::Atan2Op,
+                   st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp,
+                   st::EqOp, st::NeOp, st::LtOp, st::LeOp, st::GtOp, st::GeOp, st::SelectOp,
+                   st::ClampOp, st::ConvertElementTypeOp, st::BitcastConvertTypeOp>(patterns, ctx);
+    patterns.add<Threefry2x32ToGeneric>(ctx);
+    patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
+                 BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,
+                 RevToGeneric, SliceToTensor, PadToTensor, ConcatenateToTensor,
+                 DynamicSliceToTensor, DynamicUpdateSliceToTensor>(ctx);
+    patterns.add<GatherToGeneric, ScatterToLoop<st::ScatterOp>, ScatterToLoop<st::ScatterAddOp>>(
+        ctx);
+    patterns.add<ReduceToLinalg<st::ReduceSumOp>, ReduceToLinalg<st::ReduceMaxOp>,
+                 ReduceToLinalg<st::ReduceMinOp>, ReduceToLinalg<st::ReduceProdOp>,
+                 ArgReduceToGeneric<st::ArgmaxOp>, ArgReduceToGeneric<st::ArgminOp>,
+                 CumulativeToLoop<st::CumsumOp>, CumulativeToLoop<st::CumprodOp>,
+                 CumulativeToLoop<st::CummaxOp>, CumulativeToLoop<st::CumminOp>, SortToGeneric,
+                 DotGeneralToLinalg>(ctx);
+    // One walk (fusion bodies included): every pattern creates only upstream ops, so nothing
+    // needs revisiting, and unrelated IR is left exactly as it was (no folding).
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+
+    // Then each fusion group, innermost first, becomes fused loop nests in its parent.
+    SmallVector<st::FusionOp> groups;
+    getOperation()->walk([&](st::FusionOp f) { groups.push_back(f); });
+    for (st::FusionOp f : groups)
+      if (failed(fuseAndInlineGroup(f)))
+        return signalPassFailure();
   }
 };
 

@@ -9,8 +9,12 @@ namespace mlir::strata {
 #define GEN_PASS_DECL
 #include "transforms/Passes.h.inc"
 
-/// `strata-optimize`: the target-independent cleanup (canonicalize + cse for now; strata-layout
-/// and strata-fuse append here).
+/// Whether `op` applies a pure elementwise primitive (libstrata's `kElementwise` trait): the ops
+/// strata-fuse groups and strata-layout sinks transposes through. Defined in Fuse.cpp.
+bool isElementwisePrimitive(Operation *op);
+
+/// `strata-optimize`: the target-independent cleanup: strata-infer-shapes, canonicalize, cse,
+/// then strata-layout.
 void buildStrataOptimizePipeline(OpPassManager &pm);
 /// `strata-lower-to-cpu-linalg`: strata-optimize, then strata-lower-to-linalg.
 void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm);

@@ -11,29 +11,59 @@
 include "mlir/Pass/PassBase.td"
 
 def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
-  let summary = "Lowers strata ops on static tensors to linalg, tensor, arith and math.";
+  let summary = "Lowers strata ops on static tensors to linalg, tensor, arith, math and scf.";
   let description = [{
     Rewrites each strata op whose operands and results are statically shaped ranked tensors
-    of float or signless-integer (incl. i1) elements into upstream ops ready for
-    bufferization. The pass is partial: ops it does not handle yet stay in place.
+    of float, signless-integer (incl. i1) or unsigned-integer elements into upstream ops ready
+    for one-shot bufferization, computing what libstrata's reference kernels compute. The
+    pass is partial: ops it cannot lower (dynamic shapes, signed `si` types, malformed
+    attributes) stay in place.
 
     Handled:
     - elementwise unary (neg, abs, sign, floor, ceil, round, exp, log, log1p, expm1, sqrt,
-      rsqrt, sin, cos, tan, tanh, logistic, erf, is_finite, not, integer_pow), binary (add,
-      sub, mul, div, rem, pow, max, min, atan2, and, or, xor, shift_left,
-      shift_right_logical), comparisons (eq, ne, lt, le, gt, ge), select, clamp and
-      convert_element_type: one `linalg.generic` with an arith/math body;
-    - stop_gradient: forwarded to its operand;
-    - broadcast_in_dim: `linalg.generic` with a projected input indexing map;
-    - transpose: `linalg.transpose`;
-    - reshape: `tensor.collapse_shape`/`tensor.expand_shape`, else `tensor.reshape`;
+      rsqrt, sin, cos, tan, tanh, logistic, erf, erf_inv, is_finite, not, integer_pow),
+      binary (add, sub, mul, div, rem, pow, max, min, atan2, and, or, xor, shift_left,
+      shift_right_logical), comparisons, select, clamp, convert_element_type (saturating
+      float -> int, NaN -> 0) and bitcast_convert_type: one `linalg.generic` with an
+      arith/math body. erf_inv is libstrata's f64 Giles approximation with its Newton steps
+      (needs `math.erf`/`math.erfc`, e.g. through `convert-math-to-libm`);
+    - unsigned elements: arith is signless, so a body casts uiN block arguments to iN (and
+      results back) with `builtin.unrealized_conversion_cast`, which
+      `reconcile-unrealized-casts` removes once both sides are LLVM's iN; the body uses the
+      unsigned ops (divui, remui, cmpi ult, maxui, uitofp, fptoui, extui);
+    - threefry2x32: one `linalg.generic` with two results, the 20 rounds unrolled;
+    - stop_gradient, checkpoint_name: forwarded to their operand;
+    - broadcast_in_dim, rev, iota: `linalg.generic` (projected, reversed, `linalg.index`);
+    - transpose: `linalg.transpose`; reshape: `tensor.collapse_shape`/`expand_shape`/`reshape`;
+    - slice: `tensor.extract_slice`; concatenate: `tensor.insert_slice` per input; pad: a
+      `linalg.fill` and one strided `tensor.insert_slice` of the part negative low/high keep;
+    - dynamic_slice, dynamic_update_slice: `tensor.extract_slice`/`insert_slice` at starts
+      clamped into [0, size - slice size];
+    - gather: one `linalg.generic` over the result whose body extracts from the operand at
+      the clamped start plus the slice offset;
+    - scatter, scatter_add: an `scf.for` over the index vectors in row-major order (the last
+      duplicate wins, sums accumulate in that order) inserting each in-bounds window with
+      `tensor.insert_slice`; windows not wholly in bounds are dropped;
     - reduce_sum/max/min/prod: `linalg.reduce` into a `linalg.fill`ed init;
+    - argmax/argmin: one reduction `linalg.generic` into (best value, index), first index on
+      ties, the first NaN wins;
+    - cumsum/cumprod/cummax/cummin: an `scf.for` along the axis (from the end when
+      `reverse`) carrying the running value in libstrata's order (f64 for floating sums and
+      products);
+    - sort: a `linalg.generic` counting, per element, those that sort before it (keys
+      lexicographic, NaN last, ties by position: stable), then one moving every operand to
+      those positions; O(n^2) per sorted line, no data-dependent control flow;
     - dot_general: `linalg.matmul`/`linalg.batch_matmul` for the canonical layouts, else a
-      `linalg.generic` whose indexing maps spell the dimension numbers.
+      `linalg.generic` whose indexing maps spell the dimension numbers;
+    - strata.fusion: the group's ops are lowered, named linalg ops generalized and linalg's
+      elementwise fusion applied inside the group only, then the group is inlined: an
+      elementwise chain with broadcasts is one `linalg.generic`, and all-parallel producers
+      fuse into the group's reductions (softmax is three loop nests).
 
-    Not yet: erf_inv, unsigned element types, dynamic shapes, iota, rev, slice, pad,
-    concatenate, dynamic_(update_)slice, gather/scatter, cumulative and arg reductions, sort,
-    bitcast_convert_type, threefry2x32, checkpoint_name.
+    Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
+    reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
+    returns either; cumulative scans of more than 65536 elements along one row are blocked in
+    libstrata, so their float sums may round differently.
 
     Before => after:
 
@@ -53,6 +83,7 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
@@ -88,43 +119,109 @@ def StrataInferShapes : Pass<"strata-infer-shapes"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
-def StrataFuse : Pass<"strata-fuse"> {
-  let summary = "Groups elementwise chains and their broadcasts into strata.fusion ops.";
+def StrataLayout : Pass<"strata-layout"> {
+  let summary = "Folds transposes into dot_general and reductions; sinks them to cancel.";
   let description = [{
-    Greedy producer-into-consumer fusion, one block at a time. Walking each block in reverse,
-    every elementwise strata op (its primitive has the `kElementwise` trait) not yet grouped
-    becomes the root of a group, which grows through operands whose defining op is fusible:
-    an elementwise op, a `broadcast_in_dim` feeding an elementwise op, or a constant. Each
-    group of two or more ops becomes one `strata.fusion` at the root's place; its operands
-    are the values the group reads from outside and its results are only the group's values
-    that are used outside it.
+    Removes data movement that a transpose would materialize, by changing which dimension an
+    op indexes instead. Greedy rewrites to a fixed point, each exact: operands, element types
+    and the order in which terms are combined stay the same (float sums and products keep the
+    order of their reduced axes, contracting dims keep their list order).
 
-    Cost model:
-    - A producer joins a group only when every user of it is in the group (several users
-      inside one group are fine) or comes after the root, where the fusion's result can
-      replace it: a value used outside becomes a fusion result and is computed once.
-    - A producer with a use before the root is never moved and never duplicated, with two
-      exceptions that are cheap to recompute in every group that reads them: a
-      `broadcast_in_dim` of a small static operand (at most 65536 elements) and a
-      constant. Those are cloned into the group and the original stays for its other users.
-    - A broadcast's own operand always comes in as a fusion operand: a producer behind a
-      broadcast is not recomputed per broadcast element.
-    - Groups never cross `dot_general`, reductions or any other non-elementwise op: those
-      stay outside, and their values are fusion operands. Reduction prologues and epilogues
-      (softmax, layer norm) are a later step.
+    Rewrites (`p` is the transpose's permutation: its result dim i is operand dim p[i]):
+    - dot_general operand: `dot_general(transpose(x, p), y)` reads x, that side's batch and
+      contracting dims mapped through p, when p keeps the side's free dims in increasing
+      order (so the result's dimension order is unchanged). Either side, or both.
+    - transpose of a dot_general: `transpose(dot_general(a, b), p)` becomes one dot_general
+      when p permutes only the batch dims among themselves (the batch pairs are reordered)
+      and/or puts all of b's free dims before all of a's, each in order (the operands and
+      their dimension numbers are swapped). The dot must have no other user.
+    - reductions (reduce_sum/max/min/prod, argmax/argmin): `reduce(transpose(x, p), axes)`
+      reduces x over p[axes]. When p keeps the kept dims in order the result is the same
+      tensor; otherwise, when the transpose has no other user and the reduction makes the
+      tensor strictly smaller (static shapes), the smaller result is transposed instead. Float
+      reduce_sum/prod fold only when p also keeps the reduced axes in order; max, min,
+      argmax/argmin and integer sum/prod (wrapping) do not depend on the order.
+    - sinking: an elementwise op whose operands are transposes with one permutation, each read
+      only by that op, or splat constants, is applied first and transposed after:
+      `f(transpose(a, p), transpose(b, p)) => transpose(f(a, b), p)`; not when the result's
+      elements are wider than the operands' (the transpose would move more bytes).
+    - the transpose folders and canonical patterns (identity, transpose of transpose, unit
+      dims to reshape) run with them, so sunk transposes that meet cancel.
+
+    Not done: no transpose is ever introduced ahead of an op or moved up; a dot_general whose
+    operand transpose reorders that operand's free dims, and a transpose that reorders one
+    dot operand's free dims or moves a batch dim, stay; transposes are not pushed through
+    broadcast_in_dim, reshape or other shape ops; no layout is chosen for function arguments
+    or results, and contracting dims are not made innermost by inserting transposes (the
+    lowering picks matmul/batch_matmul or a generic from the dimension numbers).
 
     Before => after:
 
     ```mlir
-    %b = strata.broadcast_in_dim %bias, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
-    %s = strata.add %x, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-    %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %t = strata.transpose %w, permutation = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+    %y = strata.dot_general %x, %t, batch_dims = [] x [], contracting_dims = [1] x [0]
+        : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
     // =>
-    %t = strata.fusion (%a = %x, %c = %bias) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
-      %b = strata.broadcast_in_dim %c, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
-      %s = strata.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-      %0 = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
-      strata.yield %0 : tensor<2x3xf32>
+    %y = strata.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [1] x [1]
+        : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+}
+
+def StrataFuse : Pass<"strata-fuse"> {
+  let summary = "Groups elementwise chains, broadcasts and reductions into strata.fusion ops.";
+  let description = [{
+    Greedy producer-into-consumer fusion, one block at a time. Walking each block in reverse,
+    every elementwise strata op (its primitive has the `kElementwise` trait) or reduction
+    (reduce_sum/max/min/prod) not yet grouped becomes the root of a group, which grows
+    through operands whose defining op is fusible: an elementwise op, a reduction, a
+    `broadcast_in_dim` or a constant. Each group of two or more ops becomes one
+    `strata.fusion` at the root's place; its operands are the values the group reads from
+    outside and its results are only the group's values that are used outside it.
+
+    A reduction thus takes its elementwise producers (a prologue: `sum(exp(x - m))`), and the
+    elementwise ops that read its result, directly or through a broadcast, take it (an
+    epilogue): softmax (reduce_max, broadcast, sub, exp, reduce_sum, broadcast, div) and layer
+    norm (two reduce_sums, the mean/variance arithmetic, rsqrt, scale and shift) become one
+    fusion each.
+
+    Cost model:
+    - A producer joins a group only when every user of it is in the group (several users
+      inside one group are fine) or comes after the root, where the fusion's result can
+      replace it: a value used outside becomes a fusion result and is computed once. An
+      elementwise producer read by two reductions therefore joins the first one's group and
+      is that fusion's result for the second; it is never duplicated.
+    - A producer with a use before the root is never moved and never duplicated, with two
+      exceptions that are cheap to recompute in every group that reads them: a
+      `broadcast_in_dim` of a small static operand (at most 65536 elements) and a
+      constant. Those are cloned into the group and the original stays for its other users.
+      Elementwise ops and reductions are never cloned.
+    - Behind a broadcast only a reduction's epilogue joins: the broadcast's operand comes in
+      with the group when it is a reduction, or an elementwise op computing (through other
+      elementwise ops) on one; the chain behind it then takes further such ops, reductions,
+      broadcasts and constants. Any other producer behind a broadcast comes in as a fusion
+      operand, so nothing that is not a reduction's epilogue is recomputed per broadcast
+      element.
+    - Groups never cross `dot_general`, argmax/argmin, cumulative reductions or any other op
+      that is not elementwise, a broadcast, a constant or one of the four reductions: those
+      stay outside, and their values are fusion operands (a reduction feeding a dot ends its
+      group; the dot's elementwise epilogue forms its own).
+
+    Before => after:
+
+    ```mlir
+    %m = strata.reduce_max %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    %mb = strata.broadcast_in_dim %m, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+    %d = strata.sub %x, %mb : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    %e = strata.exp %d : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %s = strata.reduce_sum %e, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    %sb = strata.broadcast_in_dim %s, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+    %y = strata.div %e, %sb : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    // =>
+    %y = strata.fusion (%a = %x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+      %m = strata.reduce_max %a, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+      ... (the same seven ops, reading %a)
+      strata.yield %y : tensor<2x3xf32>
     }
     ```
   }];

@@ -12,10 +12,16 @@ static void buildStrataShapeInferencePipeline(OpPassManager &pm) {
   pm.addPass(createStrataInferShapes());
 }
 
+/// Layout after the cleanup (which has already merged duplicate transposes and folded
+/// transpose pairs) and before fusion, so fusion sees dots and reductions with their
+/// transposes already folded away.
+static void buildStrataLayoutPipeline(OpPassManager &pm) { pm.addPass(createStrataLayout()); }
+
 void buildStrataOptimizePipeline(OpPassManager &pm) {
   buildStrataShapeInferencePipeline(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  buildStrataLayoutPipeline(pm);
 }
 
 void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm) {
@@ -32,7 +38,7 @@ void buildStrataOptimizeFusedPipeline(OpPassManager &pm) {
 
 void registerStrataPipelines() {
   PassPipelineRegistration<>("strata-optimize",
-                             "Optimizes strata IR (infer-shapes, canonicalize, cse; layout and fusion to come)",
+                             "Optimizes strata IR (infer-shapes, canonicalize, cse, layout)",
                              buildStrataOptimizePipeline);
   PassPipelineRegistration<>("strata-lower-to-cpu-linalg",
                              "Optimizes strata IR, then lowers it to linalg/tensor/arith/math",

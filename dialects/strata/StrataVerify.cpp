@@ -12,6 +12,9 @@
 #include "dialects/strata/StrataVerify.h"
 
 #include "dialects/strata/StrataOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 
 #include <exception>
 #include <optional>
@@ -23,12 +26,8 @@
 
 using namespace mlir;
 
-namespace {
-
-std::string str(StringRef s) { return s.str(); }
-
-/// The builtin element type of each dtype: the one mapping, read both ways.
-Type toElementType(MLIRContext *ctx, ::strata::DType d) {
+// The builtin element type of each dtype: the one mapping, read both ways.
+Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
   using ::strata::DType;
   switch (d) {
   case DType::Bool:
@@ -57,7 +56,7 @@ Type toElementType(MLIRContext *ctx, ::strata::DType d) {
 
 /// The DType of a builtin element type, or nothing for a type Strata has no dtype for
 /// (types are uniqued, so comparing against each dtype's type is exact).
-std::optional<::strata::DType> toDType(Type t) {
+std::optional<::strata::DType> mlir::strata::toDType(Type t) {
   for (int i = 0; i < ::strata::kNumDTypes; ++i) {
     auto d = static_cast<::strata::DType>(i);
     if (toElementType(t.getContext(), d) == t)
@@ -65,6 +64,13 @@ std::optional<::strata::DType> toDType(Type t) {
   }
   return std::nullopt;
 }
+
+using mlir::strata::toDType;
+using mlir::strata::toElementType;
+
+namespace {
+
+std::string str(StringRef s) { return s.str(); }
 
 /// Checks that `type` is a ranked tensor of a Strata element type (any shape, dynamic
 /// dimensions included); on failure, emits an error that names `what` ("operand #0").
@@ -284,6 +290,58 @@ LogicalResult verifyPrimitiveOp(Operation *op) {
                              << "' gives " << want;
   }
   return success();
+}
+
+/// A primitive parameter as the attribute its op declares for it.
+static Attribute toAttribute(Builder &b, const ::strata::ParamValue &value) {
+  return std::visit(
+      [&](const auto &v) -> Attribute {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>)
+          return b.getBoolAttr(v);
+        else if constexpr (std::is_same_v<T, int64_t>)
+          return b.getI64IntegerAttr(v);
+        else if constexpr (std::is_same_v<T, double>)
+          return b.getF64FloatAttr(v);
+        else if constexpr (std::is_same_v<T, std::string>)
+          return b.getStringAttr(v);
+        else if constexpr (std::is_same_v<T, ::strata::DType>)
+          return TypeAttr::get(toElementType(b.getContext(), v));
+        else
+          return b.getDenseI64ArrayAttr(v);
+      },
+      value);
+}
+
+Operation *buildPrimitiveOp(OpBuilder &builder, Location loc, StringRef primitive,
+                            ValueRange operands, TypeRange types, const ::strata::Params &params,
+                            std::string &error) {
+  OperationState state(loc, ("strata." + primitive).str());
+  if (!state.name.isRegistered()) {
+    error = ("the strata dialect has no op for primitive '" + primitive + "'").str();
+    return nullptr;
+  }
+  state.addOperands(operands);
+  state.addTypes(types);
+  ArrayRef<StringAttr> inherent = state.name.getAttributeNames();
+  for (const auto &[name, value] : params.items())
+    if (llvm::any_of(inherent, [&](StringAttr a) { return a.getValue() == name; }))
+      state.addAttribute(name, toAttribute(builder, value));
+  Operation *op = builder.create(state);
+  // Capture the verifier's message instead of printing it.
+  std::string message;
+  {
+    ScopedDiagnosticHandler handler(builder.getContext(), [&](Diagnostic &diag) {
+      if (message.empty())
+        message = diag.str();
+      return success();
+    });
+    if (succeeded(verify(op, /*verifyRecursively=*/false)))
+      return op;
+  }
+  op->erase();
+  error = message.empty() ? "the op does not verify" : message;
+  return nullptr;
 }
 
 } // namespace mlir::strata

@@ -11,6 +11,7 @@
 #include "../elementwise_impl.h"
 #include "../thread_pool.h"
 #include "../transforms/rules_impl.h"
+#include "../blas_impl.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -265,6 +266,26 @@ template <class T> void gemm(int threads, bool ta, bool tb, int64_t m, int64_t n
 /// Threads for one product: all of Strata's for large ones, one below about 2 MFLOP.
 int gemm_threads(int64_t m, int64_t n, int64_t k) {
   return m * n * k < (int64_t{1} << 20) ? 1 : num_threads();
+}
+
+/// BLIS's typed gemm with general strides: c += a * b.
+template <class T>
+void gemm_general(int threads, int64_t m, int64_t n, int64_t k, const GemmArg &a,
+                  const GemmArg &b, const GemmArg &c, int64_t i) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(threads, &rntm);
+  T one = 1;
+  T *pa = static_cast<T *>(a.data) + i * a.batch_stride;
+  T *pb = static_cast<T *>(b.data) + i * b.batch_stride;
+  T *pc = static_cast<T *>(c.data) + i * c.batch_stride;
+  if constexpr (std::is_same_v<T, float>)
+    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
+                 a.col_stride, pb, b.row_stride, b.col_stride, &one, pc, c.row_stride,
+                 c.col_stride, nullptr, &rntm);
+  else
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
+                 a.col_stride, pb, b.row_stride, b.col_stride, &one, pc, c.row_stride,
+                 c.col_stride, nullptr, &rntm);
 }
 
 /// A float operand as gemm sees it: in place when its layout allows, otherwise packed.
@@ -553,4 +574,21 @@ Array dot_general(const Array &lhs, const Array &rhs, const DotDimensionNumbers 
 }
 } // namespace lax
 
+} // namespace strata
+
+namespace strata {
+void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const GemmArg &a,
+                  const GemmArg &b, const GemmArg &c) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  int threads = gemm_threads(m, n, k);
+  for (int64_t i = 0; i < batch; ++i) {
+    if (dtype == DType::Float32)
+      gemm_general<float>(threads, m, n, k, a, b, c, i);
+    else if (dtype == DType::Float64)
+      gemm_general<double>(threads, m, n, k, a, b, c, i);
+    else
+      fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
+  }
+}
 } // namespace strata

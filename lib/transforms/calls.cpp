@@ -42,17 +42,7 @@ public:
 
 std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
                              const std::vector<Array> &inputs) {
-  TraceLevel *top = nullptr;
-  for (const Array &a : inputs)
-    if (const auto &t = a.tracer()) {
-      TraceLevel *l = t->level();
-      if (!l)
-        throw Error(detail::cat("[", kind.name, "] a value traced by ", describe_tracer(*t),
-                                " was used after that transform ended (escaped tracer)"),
-                    ErrorKind::Type);
-      if (!top || l->depth > top->depth)
-        top = l;
-    }
+  TraceLevel *top = top_level(inputs, kind.name);
   if (top)
     return top->process_call(kind, f, inputs);
   return f(inputs);

@@ -7,15 +7,23 @@
 namespace strata {
 namespace {
 thread_local std::vector<TraceLevel *> t_stack;
+thread_local TraceLevel *t_dynamic = nullptr;
 } // namespace
 
-LevelGuard::LevelGuard(std::shared_ptr<TraceLevel> level) : level_(std::move(level)) {
+LevelGuard::LevelGuard(std::shared_ptr<TraceLevel> level, bool dynamic)
+    : level_(std::move(level)), dynamic_(dynamic) {
   t_stack.push_back(level_.get());
   level_->depth = static_cast<int>(t_stack.size());
+  if (dynamic_) {
+    saved_dynamic_ = t_dynamic;
+    t_dynamic = level_.get();
+  }
 }
 
 LevelGuard::~LevelGuard() {
   level_->alive = false;
+  if (dynamic_)
+    t_dynamic = saved_dynamic_;
   // Levels end in LIFO order; an exception unwinding through several guards keeps it so.
   if (!t_stack.empty() && t_stack.back() == level_.get())
     t_stack.pop_back();
@@ -26,6 +34,26 @@ const std::string *Tracer::intern(const std::string &name) {
   static std::set<std::string> *names = new std::set<std::string>(); // outlives all tracers
   std::lock_guard<std::mutex> lock(mu);
   return &*names->insert(name).first;
+}
+
+TraceLevel *dynamic_level() { return t_dynamic; }
+
+TraceLevel *top_level(std::span<const Array> inputs, std::string_view op) {
+  TraceLevel *top = t_dynamic;
+  for (const Array &a : inputs) {
+    if (!a.valid())
+      fail(op, "an input is an empty (default-constructed) Array");
+    if (const auto &t = a.tracer()) {
+      TraceLevel *l = t->level();
+      if (!l)
+        throw Error(detail::cat("[", op, "] a value traced by ", describe_tracer(*t),
+                                " was used after that transform ended (escaped tracer)"),
+                    ErrorKind::Type);
+      if (!top || l->depth > top->depth)
+        top = l;
+    }
+  }
+  return top;
 }
 
 int stack_depth() { return static_cast<int>(t_stack.size()); }

@@ -98,11 +98,12 @@ func.func @dot_general_boundary(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> ten
 
 // -----
 
-// A producer with a use before the group stays outside, once: it is not duplicated.
+// A producer with a use before the group (by an op no group takes) stays outside, once: it is
+// not duplicated.
 // CHECK-LABEL: func.func @outside_use_before
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[Y:[^:]+]]: tensor<2x3xf32>)
 // CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[X]]
-// CHECK-NEXT: %[[R:[^ ]+]] = strata.reduce_sum %[[E]], axes = [1]
+// CHECK-NEXT: %[[R:[^ ]+]] = strata.cumsum %[[E]], axis = 1
 // CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[A:[^ ]+]] = %[[E]], %[[B:[^ ]+]] = %[[Y]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %[[S:[^ ]+]] = strata.add %[[A]], %[[B]]
 // CHECK-NEXT: %[[T:[^ ]+]] = strata.tanh %[[S]]
@@ -110,12 +111,12 @@ func.func @dot_general_boundary(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> ten
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[F]], %[[R]]
 // CHECK-NOT: strata.exp
-func.func @outside_use_before(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+func.func @outside_use_before(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %e = strata.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  %r = strata.reduce_sum %e, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %r = strata.cumsum %e, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %s = strata.add %e, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %t, %r : tensor<2x3xf32>, tensor<2xf32>
+  return %t, %r : tensor<2x3xf32>, tensor<2x3xf32>
 }
 
 // -----
@@ -125,7 +126,7 @@ func.func @outside_use_before(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tens
 // CHECK-LABEL: func.func @cheap_broadcast_duplicated
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[V:[^:]+]]: tensor<3xf32>)
 // CHECK-NEXT: %[[B:[^ ]+]] = strata.broadcast_in_dim %[[V]], broadcast_dimensions = [1]
-// CHECK-NEXT: %[[R:[^ ]+]] = strata.reduce_sum %[[B]], axes = [1]
+// CHECK-NEXT: %[[R:[^ ]+]] = strata.cumsum %[[B]], axis = 1
 // CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[C:[^ ]+]] = %[[V]], %[[A:[^ ]+]] = %[[X]]) : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %[[B2:[^ ]+]] = strata.broadcast_in_dim %[[C]], broadcast_dimensions = [1]
 // CHECK-NEXT: %[[S:[^ ]+]] = strata.add %[[A]], %[[B2]]
@@ -133,12 +134,12 @@ func.func @outside_use_before(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tens
 // CHECK-NEXT: strata.yield %[[T]] : tensor<2x3xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[F]], %[[R]]
-func.func @cheap_broadcast_duplicated(%x: tensor<2x3xf32>, %v: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+func.func @cheap_broadcast_duplicated(%x: tensor<2x3xf32>, %v: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %b = strata.broadcast_in_dim %v, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
-  %r = strata.reduce_sum %b, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %r = strata.cumsum %b, axis = 1, reverse = false : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %s = strata.add %x, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %t, %r : tensor<2x3xf32>, tensor<2xf32>
+  return %t, %r : tensor<2x3xf32>, tensor<2x3xf32>
 }
 
 // -----
@@ -150,4 +151,162 @@ func.func @cheap_broadcast_duplicated(%x: tensor<2x3xf32>, %v: tensor<3xf32>) ->
 func.func @single(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Softmax: reduce_max, its broadcast, sub, exp, reduce_sum, its broadcast and div are one
+// fusion; exp, read by the sum and the div, is inside once.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[A:[^ ]+]] = %[[X]]) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %[[M:[^ ]+]] = strata.reduce_max %[[A]], axes = [1]
+// CHECK-NEXT: %[[MB:[^ ]+]] = strata.broadcast_in_dim %[[M]], broadcast_dimensions = [0]
+// CHECK-NEXT: %[[D:[^ ]+]] = strata.sub %[[A]], %[[MB]]
+// CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[D]]
+// CHECK-NEXT: %[[S:[^ ]+]] = strata.reduce_sum %[[E]], axes = [1]
+// CHECK-NEXT: %[[SB:[^ ]+]] = strata.broadcast_in_dim %[[S]], broadcast_dimensions = [0]
+// CHECK-NEXT: %[[Y:[^ ]+]] = strata.div %[[E]], %[[SB]]
+// CHECK-NEXT: strata.yield %[[Y]] : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F]]
+func.func @softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %m = strata.reduce_max %x, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %mb = strata.broadcast_in_dim %m, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+  %d = strata.sub %x, %mb : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %e = strata.exp %d : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = strata.reduce_sum %e, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %sb = strata.broadcast_in_dim %s, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+  %y = strata.div %e, %sb : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Layer norm with scale and shift: both reductions, the epilogues on the reduced values (mean,
+// variance + eps, rsqrt, behind their broadcasts) and the constants are one fusion.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x4xf32>, %[[G:[^:]+]]: tensor<4xf32>, %[[B:[^:]+]]: tensor<4xf32>)
+// CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[A:[^ ]+]] = %[[X]], %[[GA:[^ ]+]] = %[[G]], %[[BA:[^ ]+]] = %[[B]]) : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32> {
+// CHECK-NEXT: %[[N:[^ ]+]] = arith.constant dense<4.000000e+00> : tensor<2xf32>
+// CHECK-NEXT: %[[EPS:[^ ]+]] = arith.constant dense<9.99999974E-6> : tensor<2xf32>
+// CHECK-NEXT: %[[S:[^ ]+]] = strata.reduce_sum %[[A]], axes = [1]
+// CHECK-NEXT: %[[MEAN:[^ ]+]] = strata.div %[[S]], %[[N]]
+// CHECK-NEXT: %[[MB:[^ ]+]] = strata.broadcast_in_dim %[[MEAN]], broadcast_dimensions = [0]
+// CHECK-NEXT: %[[C:[^ ]+]] = strata.sub %[[A]], %[[MB]]
+// CHECK-NEXT: %[[SQ:[^ ]+]] = strata.mul %[[C]], %[[C]]
+// CHECK-NEXT: %[[V:[^ ]+]] = strata.reduce_sum %[[SQ]], axes = [1]
+// CHECK-NEXT: %[[VAR:[^ ]+]] = strata.div %[[V]], %[[N]]
+// CHECK-NEXT: %[[VE:[^ ]+]] = strata.add %[[VAR]], %[[EPS]]
+// CHECK-NEXT: %[[R:[^ ]+]] = strata.rsqrt %[[VE]]
+// CHECK-NEXT: %[[RB:[^ ]+]] = strata.broadcast_in_dim %[[R]], broadcast_dimensions = [0]
+// CHECK-NEXT: %[[Y:[^ ]+]] = strata.mul %[[C]], %[[RB]]
+// CHECK-NEXT: %[[GB:[^ ]+]] = strata.broadcast_in_dim %[[GA]], broadcast_dimensions = [1]
+// CHECK-NEXT: %[[YG:[^ ]+]] = strata.mul %[[Y]], %[[GB]]
+// CHECK-NEXT: %[[BB:[^ ]+]] = strata.broadcast_in_dim %[[BA]], broadcast_dimensions = [1]
+// CHECK-NEXT: %[[Z:[^ ]+]] = strata.add %[[YG]], %[[BB]]
+// CHECK-NEXT: strata.yield %[[Z]] : tensor<2x4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F]]
+func.func @layer_norm(%x: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %n = arith.constant dense<4.0> : tensor<2xf32>
+  %eps = arith.constant dense<1.0e-5> : tensor<2xf32>
+  %s = strata.reduce_sum %x, axes = [1] : (tensor<2x4xf32>) -> tensor<2xf32>
+  %mean = strata.div %s, %n : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %mb = strata.broadcast_in_dim %mean, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x4xf32>
+  %c = strata.sub %x, %mb : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sq = strata.mul %c, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %v = strata.reduce_sum %sq, axes = [1] : (tensor<2x4xf32>) -> tensor<2xf32>
+  %var = strata.div %v, %n : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %ve = strata.add %var, %eps : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %r = strata.rsqrt %ve : (tensor<2xf32>) -> tensor<2xf32>
+  %rb = strata.broadcast_in_dim %r, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x4xf32>
+  %y = strata.mul %c, %rb : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %gb = strata.broadcast_in_dim %g, broadcast_dimensions = [1] : (tensor<4xf32>) -> tensor<2x4xf32>
+  %yg = strata.mul %y, %gb : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %bb = strata.broadcast_in_dim %b, broadcast_dimensions = [1] : (tensor<4xf32>) -> tensor<2x4xf32>
+  %z = strata.add %yg, %bb : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %z : tensor<2x4xf32>
+}
+
+// -----
+
+// Reduction prologue: the elementwise producers of a reduction (here sum(exp(x - bcast(m))),
+// m from outside) join it; the reduction is the group's root and only result.
+// CHECK-LABEL: func.func @reduction_prologue
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[M:[^:]+]]: tensor<2xf32>)
+// CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[MA:[^ ]+]] = %[[M]], %[[A:[^ ]+]] = %[[X]]) : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<2xf32> {
+// CHECK-NEXT: %[[MB:[^ ]+]] = strata.broadcast_in_dim %[[MA]], broadcast_dimensions = [0]
+// CHECK-NEXT: %[[D:[^ ]+]] = strata.sub %[[A]], %[[MB]]
+// CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[D]]
+// CHECK-NEXT: %[[S:[^ ]+]] = strata.reduce_sum %[[E]], axes = [1]
+// CHECK-NEXT: strata.yield %[[S]] : tensor<2xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F]]
+func.func @reduction_prologue(%x: tensor<2x3xf32>, %m: tensor<2xf32>) -> tensor<2xf32> {
+  %mb = strata.broadcast_in_dim %m, broadcast_dimensions = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+  %d = strata.sub %x, %mb : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %e = strata.exp %d : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = strata.reduce_sum %e, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// A reduction feeding a dot_general ends its group: the dot stays outside and reads the
+// fusion's result; the dot's own elementwise consumer is too small a group to form.
+// CHECK-LABEL: func.func @reduction_into_dot
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[W:[^:]+]]: tensor<2x4xf32>)
+// CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[A:[^ ]+]] = %[[X]]) : (tensor<2x3xf32>) -> tensor<2xf32> {
+// CHECK-NEXT: %[[SQ:[^ ]+]] = strata.mul %[[A]], %[[A]]
+// CHECK-NEXT: %[[S:[^ ]+]] = strata.reduce_sum %[[SQ]], axes = [1]
+// CHECK-NEXT: strata.yield %[[S]] : tensor<2xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[D:[^ ]+]] = strata.dot_general %[[F]], %[[W]]
+// CHECK-NEXT: %[[T:[^ ]+]] = strata.tanh %[[D]]
+// CHECK-NEXT: return %[[T]]
+func.func @reduction_into_dot(%x: tensor<2x3xf32>, %w: tensor<2x4xf32>) -> tensor<4xf32> {
+  %sq = strata.mul %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = strata.reduce_sum %sq, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %d = strata.dot_general %s, %w, batch_dims = [] x [], contracting_dims = [0] x [0] : (tensor<2xf32>, tensor<2x4xf32>) -> tensor<4xf32>
+  %t = strata.tanh %d : (tensor<4xf32>) -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+
+// -----
+
+// An expensive producer read by two reductions is computed once: it joins the first
+// reduction's group and is a fusion result for the second; it is never duplicated.
+// CHECK-LABEL: func.func @shared_producer_not_duplicated
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[F:[^:]+]]:2 = strata.fusion (%[[A:[^ ]+]] = %[[X]]) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+// CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[A]]
+// CHECK-NEXT: %[[S:[^ ]+]] = strata.reduce_sum %[[E]], axes = [1]
+// CHECK-NEXT: strata.yield %[[E]], %[[S]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[M:[^ ]+]] = strata.reduce_max %[[F]]#0, axes = [0]
+// CHECK-NEXT: return %[[F]]#1, %[[M]]
+// CHECK-NOT: strata.exp
+func.func @shared_producer_not_duplicated(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
+  %e = strata.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = strata.reduce_sum %e, axes = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %m = strata.reduce_max %e, axes = [0] : (tensor<2x3xf32>) -> tensor<3xf32>
+  return %s, %m : tensor<2xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Behind a broadcast only a reduction's epilogue joins: an elementwise producer of the bias
+// that computes on no reduction stays outside (it would be recomputed per broadcast element).
+// CHECK-LABEL: func.func @no_recompute_behind_broadcast
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[V:[^:]+]]: tensor<3xf32>)
+// CHECK-NEXT: %[[E:[^ ]+]] = strata.exp %[[V]]
+// CHECK-NEXT: %[[F:.*]] = strata.fusion (%[[C:[^ ]+]] = %[[E]], %[[A:[^ ]+]] = %[[X]])
+// CHECK-NEXT: strata.broadcast_in_dim %[[C]]
+func.func @no_recompute_behind_broadcast(%x: tensor<2x3xf32>, %v: tensor<3xf32>) -> tensor<2x3xf32> {
+  %e = strata.exp %v : (tensor<3xf32>) -> tensor<3xf32>
+  %b = strata.broadcast_in_dim %e, broadcast_dimensions = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %s = strata.add %x, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %t : tensor<2x3xf32>
 }

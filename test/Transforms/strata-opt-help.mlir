@@ -7,3 +7,5 @@
 // CHECK-DAG: --strata-lower-to-cpu-linalg
 // CHECK-DAG: --strata-fuse
 // CHECK-DAG: --strata-optimize-fused
+// CHECK-DAG: --strata-layout
+// CHECK-DAG: --strata-lower-to-cpu{{ }}

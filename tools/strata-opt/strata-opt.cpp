@@ -1,27 +1,27 @@
 // strata-opt: the standard MLIR optimizer driver with the strata dialect, passes and pipelines.
 #include "dialects/strata/StrataOps.h"
+#include "transforms/LowerToCpu.h"
 #include "transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
-  // Upstream's generic passes (canonicalize, cse, inline, ...), then Strata's own.
-  mlir::registerTransformsPasses();
+  // Upstream's passes (the lowering pipelines name them), then Strata's own.
+  mlir::registerAllPasses();
   mlir::strata::registerStrataPasses();
   mlir::strata::registerStrataPipelines();
+  mlir::strata::registerStrataCpuPipeline();
 
-  // The strata dialect and the ones its lowerings produce.
+  // The strata dialect and every upstream dialect (with its interface models: bufferization,
+  // conversion to LLVM), so any dumped stage of jit's pipeline can be replayed.
   mlir::DialectRegistry registry;
-  registry
-      .insert<mlir::strata::StrataDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
-              mlir::linalg::LinalgDialect, mlir::math::MathDialect, mlir::tensor::TensorDialect>();
+  registry.insert<mlir::strata::StrataDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }

@@ -1,0 +1,369 @@
+// jit's front end: the executable cache (keyed by signature, bounded LRU, counters, miss
+// explanations), IR dumps, and the hand-off to the trace levels under other transforms.
+#include "strata/jit.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "runtime/CpuBackend.h"
+#include "runtime/Staging.h"
+#include "strata/error.h"
+#include "trace_impl.h"
+
+namespace strata {
+namespace {
+
+struct CacheKey {
+  uint64_t fn_id;
+  std::string static_key;
+  std::vector<AbstractValue> signature;
+  size_t hash = 0;
+  bool operator==(const CacheKey &o) const {
+    return fn_id == o.fn_id && hash == o.hash && static_key == o.static_key &&
+           signature == o.signature;
+  }
+};
+
+struct KeyHash {
+  size_t operator()(const CacheKey &k) const { return k.hash; }
+};
+
+size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+CacheKey make_key(uint64_t fn_id, const std::string &static_key, const std::vector<Array> &args) {
+  CacheKey k{fn_id, static_key, {}, 0};
+  k.signature.reserve(args.size());
+  size_t h = mix(std::hash<std::string>()(static_key), fn_id);
+  for (const Array &a : args) {
+    k.signature.push_back(abstract_of(a));
+    h = mix(h, static_cast<size_t>(a.dtype()) * 2 + a.weak_type());
+    for (int64_t d : a.shape())
+      h = mix(h, static_cast<size_t>(d));
+    h = mix(h, a.shape().size());
+  }
+  k.hash = h;
+  return k;
+}
+
+struct Entry {
+  std::shared_ptr<rt::CpuExecutable> exe;
+  std::shared_ptr<void> aux;
+  /// The function closed over a value traced outside it: it runs op by op.
+  bool inline_only = false;
+};
+
+/// The executable cache shared by every jitted function: a bounded LRU map.
+class Cache {
+public:
+  std::shared_ptr<Entry> find(const CacheKey &k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(k);
+    if (it == map_.end())
+      return nullptr;
+    lru_.splice(lru_.begin(), lru_, it->second.second);
+    return it->second.first;
+  }
+  void insert(const CacheKey &k, std::shared_ptr<Entry> e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(k);
+    if (it != map_.end()) {
+      it->second.first = std::move(e);
+      return;
+    }
+    lru_.push_front(k);
+    map_.emplace(k, std::make_pair(std::move(e), lru_.begin()));
+    evict_locked();
+  }
+  void set_capacity(size_t c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    capacity_ = std::max<size_t>(c, 1);
+    evict_locked();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    map_.clear();
+    lru_.clear();
+  }
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.size();
+  }
+  size_t capacity() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return capacity_;
+  }
+  int64_t count_for(uint64_t fn_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t n = 0;
+    for (const CacheKey &k : lru_)
+      n += k.fn_id == fn_id;
+    return n;
+  }
+  std::atomic<int64_t> evictions{0};
+
+private:
+  void evict_locked() {
+    while (map_.size() > capacity_) {
+      map_.erase(lru_.back());
+      lru_.pop_back();
+      ++evictions;
+    }
+  }
+  std::mutex mu_;
+  std::list<CacheKey> lru_;
+  std::unordered_map<CacheKey, std::pair<std::shared_ptr<Entry>, std::list<CacheKey>::iterator>,
+                     KeyHash>
+      map_;
+  size_t capacity_ = [] {
+    const char *env = std::getenv("STRATA_JIT_CACHE_SIZE");
+    long v = env ? std::atol(env) : 0;
+    return v > 0 ? static_cast<size_t>(v) : size_t{512};
+  }();
+};
+
+Cache &cache() {
+  static Cache *c = new Cache(); // outlives static destructors that may still hold jitted fns
+  return *c;
+}
+
+struct GlobalCounters {
+  std::atomic<int64_t> hits{0}, misses{0}, inline_calls{0};
+  std::atomic<int64_t> compile_ns{0};
+};
+GlobalCounters &globals() {
+  static GlobalCounters g;
+  return g;
+}
+
+std::atomic<uint64_t> next_fn_id{1};
+
+std::string describe_signature(const std::vector<AbstractValue> &sig) {
+  std::string s = "(";
+  for (size_t i = 0; i < sig.size(); ++i)
+    s += (i ? ", " : "") + sig[i].str();
+  return s + ")";
+}
+
+void dump_stages(const std::string &dir, const std::string &name, uint64_t n,
+                 const rt::StageTexts &texts) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  int i = 0;
+  for (const auto &[stage, text] : texts) {
+    std::string file = detail::cat(dir, "/", name, ".", n, ".", i++, "-", stage,
+                                   stage == "llvm-ir" ? ".ll" : ".mlir");
+    std::ofstream(file) << text;
+  }
+}
+
+} // namespace
+
+struct JitFunction::Impl {
+  JitOptions options;
+  uint64_t id = next_fn_id++;
+  std::mutex mu;
+  int64_t hits = 0, misses = 0, inline_calls = 0, compiles = 0;
+  double compile_seconds = 0;
+  std::string last_explain;
+  bool has_last = false;
+  CacheKey last;
+  std::vector<CacheKey> compiled; // every key compiled, to tell evictions from new signatures
+
+  std::string explain_miss(const CacheKey &k) {
+    if (!has_last)
+      return "first call";
+    for (const CacheKey &c : compiled)
+      if (c == k)
+        return "this signature was compiled before and evicted from the cache (capacity " +
+               std::to_string(cache().capacity()) + ")";
+    std::string why;
+    auto add = [&](const std::string &s) { why += (why.empty() ? "" : "; ") + s; };
+    if (k.signature.size() != last.signature.size())
+      add(detail::cat("the number of array arguments changed: ", last.signature.size(), " -> ",
+                      k.signature.size()));
+    else
+      for (size_t i = 0; i < k.signature.size(); ++i)
+        if (!(k.signature[i] == last.signature[i]))
+          add(detail::cat("array argument ", i, ": ", last.signature[i].str(), " -> ",
+                          k.signature[i].str()));
+    if (k.static_key != last.static_key)
+      add("the static arguments changed");
+    if (why.empty())
+      why = "signature " + describe_signature(k.signature) + " not compiled yet";
+    return why;
+  }
+};
+
+JitFunction::JitFunction(JitOptions options) : impl_(std::make_shared<Impl>()) {
+  impl_->options = std::move(options);
+}
+JitFunction::~JitFunction() = default;
+const JitOptions &JitFunction::options() const { return impl_->options; }
+
+namespace {
+FlatFn untraced(const TraceFn &trace, std::shared_ptr<void> &aux) {
+  return [&trace, &aux](const std::vector<Array> &in) { return trace(in, aux); };
+}
+} // namespace
+
+std::pair<std::vector<Array>, std::shared_ptr<void>>
+JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
+                  const std::string &static_key) {
+  Impl &im = *impl_;
+  std::shared_ptr<void> aux;
+  // Under another transform, or inside another jit: trace through (the outermost jit compiles).
+  if (top_level(args, im.options.name)) {
+    CallKind kind;
+    kind.name = "jit";
+    return {bind_call(kind, untraced(trace, aux), args), aux};
+  }
+  CacheKey key = make_key(im.id, static_key, args);
+  if (std::shared_ptr<Entry> e = cache().find(key)) {
+    {
+      std::lock_guard<std::mutex> lock(im.mu);
+      ++im.hits;
+      im.last_explain.clear();
+    }
+    ++globals().hits;
+    if (e->inline_only) {
+      ++im.inline_calls;
+      ++globals().inline_calls;
+      return {trace(args, aux), aux};
+    }
+    return {e->exe->run(args), e->aux};
+  }
+
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    ++im.misses;
+    im.last_explain = im.explain_miss(key);
+    im.last = key;
+    im.has_last = true;
+    im.compiled.push_back(key);
+  }
+  ++globals().misses;
+  auto entry = std::make_shared<Entry>();
+  auto start = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+    try {
+      rt::StagedFunction staged =
+          rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature,
+                     im.options.name);
+      const char *dump = std::getenv("STRATA_DUMP_IR");
+      rt::StageTexts texts;
+      try {
+        entry->exe = rt::CpuExecutable::compile(std::move(staged), im.options.name,
+                                                 dump && *dump ? &texts : nullptr);
+      } catch (const Error &) {
+        // The stages that did lower, for the reader of the error.
+        if (dump && *dump)
+          dump_stages(dump, im.options.name, im.id, texts);
+        throw;
+      }
+      if (dump && *dump)
+        dump_stages(dump, im.options.name, im.id, texts);
+    } catch (const rt::ForeignTracer &) {
+      entry->inline_only = true;
+    }
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    im.compile_seconds += seconds;
+    ++im.compiles;
+  }
+  globals().compile_ns += static_cast<int64_t>(seconds * 1e9);
+  cache().insert(key, entry);
+  if (entry->inline_only) {
+    ++im.inline_calls;
+    ++globals().inline_calls;
+    return {trace(args, aux), aux};
+  }
+  return {entry->exe->run(args), entry->aux};
+}
+
+Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
+                           const std::string &static_key) {
+  std::vector<AbstractValue> sig;
+  for (const Array &a : args)
+    sig.push_back(abstract_of(a));
+  std::shared_ptr<void> aux;
+  Lowered out;
+  std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+  rt::StagedFunction staged =
+      rt::stage(rt::jit_context(), untraced(trace, aux), sig, impl_->options.name);
+  rt::CpuExecutable::compile(std::move(staged), impl_->options.name, &out.texts, "llvm-ir");
+  return out;
+}
+
+JitStats JitFunction::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  JitStats s;
+  s.hits = impl_->hits;
+  s.misses = impl_->misses;
+  s.inline_calls = impl_->inline_calls;
+  s.compile_seconds = impl_->compile_seconds;
+  s.entries = cache().count_for(impl_->id);
+  s.evictions = cache().evictions;
+  return s;
+}
+
+std::string JitFunction::explain() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->last_explain;
+}
+
+const std::string &Lowered::as_text(const std::string &stage) const {
+  for (const auto &[name, text] : texts)
+    if (name == stage)
+      return text;
+  std::string names;
+  for (const auto &[name, text] : texts)
+    names += (names.empty() ? "" : ", ") + name;
+  fail("lower", "no stage '", stage, "'; the stages are: ", names);
+}
+
+std::vector<std::string> Lowered::stages() const {
+  std::vector<std::string> out;
+  for (const auto &[name, text] : texts)
+    out.push_back(name);
+  return out;
+}
+
+JitStats jit_cache_stats() {
+  JitStats s;
+  s.hits = globals().hits;
+  s.misses = globals().misses;
+  s.inline_calls = globals().inline_calls;
+  s.compile_seconds = static_cast<double>(globals().compile_ns.load()) * 1e-9;
+  s.entries = static_cast<int64_t>(cache().size());
+  s.evictions = cache().evictions;
+  return s;
+}
+
+void set_jit_cache_capacity(size_t capacity) { cache().set_capacity(capacity); }
+void clear_jit_cache() { cache().clear(); }
+
+namespace detail {
+void append_static_arrays(std::string &key, const std::vector<Array> &leaves) {
+  for (const Array &a : leaves) {
+    if (!a.is_concrete())
+      fail("jit", "a static argument must be a concrete array, got a traced ", a.type_str());
+    key += a.type_str();
+    key += a.weak_type() ? "w:" : ":";
+    std::string bytes(static_cast<size_t>(a.nbytes()), '\0');
+    a.copy_to(bytes.data());
+    key += bytes;
+  }
+}
+} // namespace detail
+
+} // namespace strata

@@ -1,0 +1,205 @@
+// jit's staging level: every primitive bound while it is live becomes a strata op.
+#include "runtime/Staging.h"
+
+#include <unordered_map>
+
+#include "dialects/strata/StrataOps.h"
+#include "dialects/strata/StrataVerify.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "strata/error.h"
+#include "trace_impl.h"
+
+namespace strata::rt {
+namespace {
+
+mlir::RankedTensorType tensorType(mlir::MLIRContext &ctx, const AbstractValue &a) {
+  return mlir::RankedTensorType::get(a.shape, mlir::strata::toElementType(&ctx, a.dtype));
+}
+
+class StagingTracer : public Tracer {
+public:
+  StagingTracer(const std::shared_ptr<TraceLevel> &level, mlir::Value value)
+      : Tracer(level), value(value) {}
+  mlir::Value value;
+};
+
+/// Closed-over arrays with at most this many elements become `arith.constant`s in the IR (the
+/// folders see them); larger ones become trailing arguments of @main.
+constexpr int64_t kMaxEmbeddedElements = 16;
+
+class StagingLevel : public TraceLevel {
+public:
+  StagingLevel(mlir::MLIRContext &ctx, std::string fn_name)
+      : ctx_(ctx), builder_(&ctx), fn_name_(std::move(fn_name)) {}
+  std::string name() const override { return "jit"; }
+
+  std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
+                             const Params &params) override {
+    std::vector<AbstractValue> in;
+    llvm::SmallVector<mlir::Value> operands;
+    for (const Array &x : inputs) {
+      in.push_back(abstract_of(x));
+      operands.push_back(value_of(x));
+    }
+    std::vector<AbstractValue> out = prim.shape_rule(in, params);
+    llvm::SmallVector<mlir::Type> types;
+    for (const AbstractValue &a : out)
+      types.push_back(tensorType(ctx_, a));
+    std::string error;
+    mlir::Operation *op = mlir::strata::buildPrimitiveOp(builder_, next_loc(prim.name), prim.name,
+                                                         operands, types, params, error);
+    if (!op)
+      throw Error(detail::cat("[jit] staging ", prim.name, " failed: ", error), ErrorKind::Internal);
+    std::vector<Array> results;
+    for (size_t i = 0; i < out.size(); ++i)
+      results.push_back(wrap(op->getResult(i), out[i]));
+    return results;
+  }
+
+  Array wrap(mlir::Value v, const AbstractValue &a) {
+    return Array::from_tracer(std::make_shared<StagingTracer>(shared_from_this(), v), a.shape,
+                              a.dtype, a.weak_type);
+  }
+
+  /// The IR value of an input of a primitive: a tracer of this level, or a constant.
+  mlir::Value value_of(const Array &x) {
+    if (auto *t = tracer_of<StagingTracer>(x, this))
+      return t->value;
+    if (x.tracer())
+      throw ForeignTracer{x.tracer()->origin()};
+    return constant(x);
+  }
+
+  mlir::Value constant(const Array &x) {
+    auto it = constants_.find(x.impl().get());
+    if (it != constants_.end())
+      return it->second.second;
+    mlir::Value v;
+    mlir::OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPointToStart(entry);
+    mlir::RankedTensorType type = tensorType(ctx_, abstract_of(x));
+    if (mlir::DenseElementsAttr attr = embeddable(x, type)) {
+      v = mlir::arith::ConstantOp::create(builder_, builder_.getUnknownLoc(), attr);
+    } else {
+      v = entry->addArgument(type, builder_.getUnknownLoc());
+      hoisted.push_back(x);
+    }
+    // Keep x alive: the map is keyed by its address.
+    constants_.emplace(x.impl().get(), std::make_pair(x, v));
+    return v;
+  }
+
+  mlir::OpBuilder &builder() { return builder_; }
+  mlir::Block *entry = nullptr;
+  std::vector<Array> hoisted;
+
+private:
+  mlir::Location next_loc(const std::string &prim) {
+    // "fn":k:0 where k counts staged ops: compile errors point at the k-th primitive.
+    return mlir::FileLineColLoc::get(&ctx_, fn_name_ + "/" + prim, ++op_count_, 0);
+  }
+
+  /// A small constant of a signless element type as a dense attribute, else null.
+  mlir::DenseElementsAttr embeddable(const Array &x, mlir::RankedTensorType type) {
+    if (x.size() > kMaxEmbeddedElements || x.dtype() == DType::UInt8 ||
+        x.dtype() == DType::UInt32)
+      return {};
+    std::vector<uint8_t> bytes(static_cast<size_t>(x.nbytes()));
+    x.copy_to(bytes.data());
+    int64_t width = x.size() ? x.nbytes() / x.size() : 1;
+    mlir::Type et = type.getElementType();
+    auto element_bits = [&](int64_t i) {
+      uint64_t raw = 0;
+      std::memcpy(&raw, bytes.data() + i * width, static_cast<size_t>(width));
+      return raw;
+    };
+    if (auto ft = llvm::dyn_cast<mlir::FloatType>(et)) {
+      llvm::SmallVector<llvm::APFloat> values;
+      for (int64_t i = 0; i < x.size(); ++i)
+        values.emplace_back(ft.getFloatSemantics(), llvm::APInt(ft.getWidth(), element_bits(i)));
+      return mlir::DenseElementsAttr::get(type, values);
+    }
+    unsigned bits = et.getIntOrFloatBitWidth();
+    llvm::SmallVector<llvm::APInt> values;
+    for (int64_t i = 0; i < x.size(); ++i)
+      values.emplace_back(bits, bits == 1 ? (element_bits(i) != 0) : element_bits(i));
+    return mlir::DenseElementsAttr::get(type, values);
+  }
+
+  mlir::MLIRContext &ctx_;
+  mlir::OpBuilder builder_;
+  std::string fn_name_;
+  int op_count_ = 0;
+  std::unordered_map<const void *, std::pair<Array, mlir::Value>> constants_;
+};
+
+} // namespace
+
+StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
+                     const std::vector<AbstractValue> &inputs, const std::string &name) {
+  StagedFunction staged;
+  staged.inputs = inputs;
+  mlir::OpBuilder top(&ctx);
+  mlir::Location loc = mlir::FileLineColLoc::get(&ctx, name, 0, 0);
+  staged.module = mlir::ModuleOp::create(loc);
+  top.setInsertionPointToEnd(staged.module->getBody());
+  llvm::SmallVector<mlir::Type> in_types;
+  for (const AbstractValue &a : inputs)
+    in_types.push_back(tensorType(ctx, a));
+  auto fn = mlir::func::FuncOp::create(top, loc, "main", top.getFunctionType(in_types, {}));
+  fn->setAttr("llvm.emit_c_interface", top.getUnitAttr());
+
+  auto level = std::make_shared<StagingLevel>(ctx, name);
+  level->entry = fn.addEntryBlock();
+  level->builder().setInsertionPointToEnd(level->entry);
+  std::vector<Array> outs;
+  {
+    LevelGuard guard(level, /*dynamic=*/true);
+    std::vector<Array> args;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      args.push_back(level->wrap(level->entry->getArgument(i), inputs[i]));
+    outs = f(args);
+    // Outputs: pass inputs and constants through; each distinct computed value is one result.
+    llvm::SmallVector<mlir::Value> results;
+    for (const Array &o : outs) {
+      StagedOutput so{StagedOutput::Kind::Result, 0, abstract_of(o), Array()};
+      mlir::Value v;
+      if (auto *t = tracer_of<StagingTracer>(o, level.get()))
+        v = t->value;
+      else if (o.tracer())
+        throw ForeignTracer{o.tracer()->origin()};
+      if (!v) {
+        so.kind = StagedOutput::Kind::Constant;
+        so.value = o;
+      } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+                 arg && arg.getArgNumber() < inputs.size()) {
+        so.kind = StagedOutput::Kind::Input;
+        so.index = arg.getArgNumber();
+      } else {
+        auto it = llvm::find(results, v);
+        so.index = it - results.begin();
+        if (it == results.end()) {
+          results.push_back(v);
+          staged.results.push_back(so.aval);
+        }
+      }
+      staged.outputs.push_back(so);
+    }
+    mlir::func::ReturnOp::create(level->builder(), loc, results);
+  }
+  staged.constants = level->hoisted;
+  llvm::SmallVector<mlir::Type> result_types;
+  for (const AbstractValue &a : staged.results)
+    result_types.push_back(tensorType(ctx, a));
+  fn.setType(top.getFunctionType(level->entry->getArgumentTypes(), result_types));
+  // The runtime shares input buffers with the caller: never written in place.
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttr(i, "bufferization.writable", top.getBoolAttr(false));
+  return staged;
+}
+
+} // namespace strata::rt

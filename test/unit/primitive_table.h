@@ -1,0 +1,413 @@
+// The primitive test table (design.md section 7): one row per registered primitive, with an
+// operand generator in the primitive's valid domain and the primitive applied through its lax::
+// wrapper. test_rules_oracle.cpp checks every transform rule over it; the jit tests compare
+// compiled against eager over it. Adding a primitive adds one row in make_rows().
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strata/transforms.h"
+#include "test_util.h"
+
+namespace strata::testutil {
+
+
+using Rng = std::mt19937_64;
+using Gen = std::function<std::vector<Array>(Rng &)>;
+
+struct Row {
+  std::string name; // the primitive this row exercises
+  Gen gen;          // one example's operands, in the primitive's valid domain
+  FlatFn fn;        // the primitive applied through its lax:: wrapper
+  // Finite-difference step and tolerance (relative to the size of the derivative), and the
+  // tolerance of the <v, J u> == <J^T v, u> identity.
+  double fd_step = 1e-6, fd_tol = 1e-6, dot_tol = 1e-10;
+  // The primitive's derivative is zero by definition (stop_gradient), not its numeric one.
+  bool zero_derivative = false;
+};
+
+// ---- Operand generators -----------------------------------------------------------------------
+
+inline std::vector<double> draw(Rng &rng, int64_t n, double lo, double hi) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double &x : v)
+    x = d(rng);
+  return v;
+}
+inline Array uniform(Rng &rng, const Shape &s, double lo = -1, double hi = 1) {
+  return make(draw(rng, num_elements(s), lo, hi), s, float64);
+}
+// |x| in [lo, hi] with a random sign: away from a kink or pole at 0.
+inline Array away_from_zero(Rng &rng, const Shape &s, double lo = 0.3, double hi = 1.5) {
+  std::vector<double> v = draw(rng, num_elements(s), lo, hi);
+  std::bernoulli_distribution coin;
+  for (double &x : v)
+    x = coin(rng) ? x : -x;
+  return make(v, s, float64);
+}
+// Values whose fractional part lies in [0.1, 0.4] or [0.6, 0.9]: away from the steps of floor,
+// ceil and round.
+inline Array off_grid(Rng &rng, const Shape &s) {
+  std::vector<double> v = draw(rng, num_elements(s), 0.1, 0.4);
+  std::uniform_int_distribution<int> whole(-3, 2);
+  std::bernoulli_distribution coin;
+  for (double &x : v)
+    x = whole(rng) + (coin(rng) ? x : 1 - x);
+  return make(v, s, float64);
+}
+// Distinct values at least 0.4 apart in random order: no ties for sort, max and argmax.
+inline Array distinct(Rng &rng, const Shape &s) {
+  int64_t n = num_elements(s);
+  std::vector<double> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0.0);
+  std::shuffle(v.begin(), v.end(), rng);
+  std::vector<double> jitter = draw(rng, n, 0, 0.1);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 0.5 * v[i] - 0.25 * n + jitter[i];
+  return make(v, s, float64);
+}
+inline Array integers(Rng &rng, const Shape &s, int64_t lo, int64_t hi, DType dtype = int32) {
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  std::vector<double> v(static_cast<size_t>(num_elements(s)));
+  for (double &x : v)
+    x = static_cast<double>(d(rng));
+  return make(v, s, dtype);
+}
+inline Array u32_bits(Rng &rng, const Shape &s) {
+  std::vector<uint32_t> v(static_cast<size_t>(num_elements(s)));
+  for (uint32_t &x : v)
+    x = static_cast<uint32_t>(rng());
+  return Array::from_vector(v, s);
+}
+inline Array bools(Rng &rng, const Shape &s) {
+  std::bernoulli_distribution coin;
+  std::vector<bool> v(static_cast<size_t>(num_elements(s)));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = coin(rng);
+  return Array::from_vector(v, s);
+}
+// n distinct indices in [0, bound), as an i32 column [n, 1].
+inline Array distinct_rows(Rng &rng, int64_t n, int64_t bound) {
+  std::vector<double> v(static_cast<size_t>(bound));
+  std::iota(v.begin(), v.end(), 0.0);
+  std::shuffle(v.begin(), v.end(), rng);
+  v.resize(static_cast<size_t>(n));
+  return make(v, {n, 1}, int32);
+}
+
+inline const Shape kS{2, 3};
+
+// ---- Row builders -----------------------------------------------------------------------------
+
+inline FlatFn unary_fn(Array (*f)(const Array &)) {
+  return [f](const std::vector<Array> &in) { return std::vector<Array>{f(in[0])}; };
+}
+inline FlatFn binary_fn(Array (*f)(const Array &, const Array &)) {
+  return [f](const std::vector<Array> &in) { return std::vector<Array>{f(in[0], in[1])}; };
+}
+inline Row unary(std::string name, Array (*f)(const Array &), std::function<Array(Rng &)> x) {
+  return {std::move(name), [x](Rng &r) { return std::vector<Array>{x(r)}; }, unary_fn(f)};
+}
+inline Row binary(std::string name, Array (*f)(const Array &, const Array &),
+           std::function<Array(Rng &)> x, std::function<Array(Rng &)> y) {
+  return {std::move(name), [x, y](Rng &r) { return std::vector<Array>{x(r), y(r)}; },
+          binary_fn(f)};
+}
+inline auto U(double lo, double hi, Shape s = kS) {
+  return [lo, hi, s](Rng &r) { return uniform(r, s, lo, hi); };
+}
+inline auto AwayFromZero(Shape s = kS) {
+  return [s](Rng &r) { return away_from_zero(r, s); };
+}
+inline auto OffGrid(Shape s = kS) {
+  return [s](Rng &r) { return off_grid(r, s); };
+}
+
+inline std::vector<Row> make_rows() {
+  std::vector<Row> rows;
+  auto add = [&](Row r) { rows.push_back(std::move(r)); };
+
+  // ---- Elementwise unary
+  add(unary("neg", lax::neg, U(-2, 2)));
+  add(unary("abs", lax::abs, AwayFromZero()));
+  add(unary("sign", lax::sign, AwayFromZero()));
+  add(unary("floor", lax::floor, OffGrid()));
+  add(unary("ceil", lax::ceil, OffGrid()));
+  add(unary("round", lax::round, OffGrid()));
+  add(unary("exp", lax::exp, U(-2, 2)));
+  add(unary("log", lax::log, U(0.3, 3)));
+  add(unary("log1p", lax::log1p, U(-0.6, 2)));
+  add(unary("expm1", lax::expm1, U(-2, 2)));
+  add(unary("sqrt", lax::sqrt, U(0.3, 3)));
+  add(unary("rsqrt", lax::rsqrt, U(0.3, 3)));
+  add(unary("sin", lax::sin, U(-3, 3)));
+  add(unary("cos", lax::cos, U(-3, 3)));
+  add(unary("tan", lax::tan, U(-1.2, 1.2)));
+  add(unary("tanh", lax::tanh, U(-2, 2)));
+  add(unary("logistic", lax::logistic, U(-4, 4)));
+  add(unary("erf", lax::erf, U(-2, 2)));
+  add(unary("erf_inv", lax::erf_inv, U(-0.9, 0.9)));
+  add(unary("is_finite", lax::is_finite, [](Rng &r) {
+    std::vector<double> v = draw(r, 6, -2, 2);
+    v[1] = INFINITY;
+    v[4] = NAN;
+    return make(v, kS, float64);
+  }));
+  add(unary("not", lax::bitwise_not, [](Rng &r) { return integers(r, kS, -50, 50); }));
+  add({"integer_pow", [](Rng &r) { return std::vector<Array>{uniform(r, kS, -2, 2)}; },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::integer_pow(in[0], 3)}; }});
+
+  // ---- Elementwise binary
+  add(binary("add", lax::add, U(-2, 2), U(-2, 2)));
+  add(binary("sub", lax::sub, U(-2, 2), U(-2, 2)));
+  add(binary("mul", lax::mul, U(-2, 2), U(-2, 2)));
+  add(binary("div", lax::div, U(-2, 2), AwayFromZero()));
+  // x / y stays off the integers, where rem's derivative in y jumps.
+  add(binary("rem", lax::rem, [](Rng &r) { return away_from_zero(r, kS, 0.2, 0.8); },
+             [](Rng &r) { return away_from_zero(r, kS, 1.0, 1.5); }));
+  add(binary("pow", lax::pow, U(0.4, 2), U(-1.5, 1.5)));
+  add({"max",
+       [](Rng &r) {
+         Array x = uniform(r, kS, -2, 2);
+         return std::vector<Array>{x, lax::add(x, away_from_zero(r, kS, 0.2, 1))};
+       },
+       binary_fn(lax::max)});
+  add({"min",
+       [](Rng &r) {
+         Array x = uniform(r, kS, -2, 2);
+         return std::vector<Array>{x, lax::add(x, away_from_zero(r, kS, 0.2, 1))};
+       },
+       binary_fn(lax::min)});
+  add(binary("atan2", lax::atan2, AwayFromZero(), AwayFromZero()));
+  add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
+             [](Rng &r) { return integers(r, kS, -50, 50); }));
+  add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },
+             [](Rng &r) { return bools(r, kS); }));
+  add(binary("xor", lax::bitwise_xor, [](Rng &r) { return integers(r, kS, 0, 255, uint8); },
+             [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
+  // Comparisons draw from a few values so that ties occur.
+  auto few = [](Rng &r) { return integers(r, kS, 0, 2, float64); };
+  add(binary("eq", lax::eq, few, few));
+  add(binary("ne", lax::ne, few, few));
+  add(binary("lt", lax::lt, few, few));
+  add(binary("le", lax::le, few, few));
+  add(binary("gt", lax::gt, few, few));
+  add(binary("ge", lax::ge, few, few));
+
+  // ---- select, clamp, convert_element_type, stop_gradient
+  add({"select",
+       [](Rng &r) {
+         return std::vector<Array>{bools(r, kS), uniform(r, kS), uniform(r, kS)};
+       },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::select(in[0], in[1], in[2])};
+       }});
+  // Scalar bounds in [-0.6, -0.4] and [0.4, 0.6]; the operand stays out of [-0.7, -0.3] and
+  // [0.3, 0.7], so no mix of examples puts it on a bound.
+  add({"clamp",
+       [](Rng &r) {
+         std::vector<double> x = draw(r, 6, 0, 0.3);
+         std::uniform_int_distribution<int> band(0, 2);
+         for (double &v : x)
+           v = std::array<double, 3>{-1.0 + v, v - 0.15, 0.7 + v}[band(r)];
+         return std::vector<Array>{uniform(r, {}, -0.6, -0.4), make(x, kS, float64),
+                                   uniform(r, {}, 0.4, 0.6)};
+       },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::clamp(in[0], in[1], in[2])};
+       }});
+  // f64 -> f32 rounds, so the difference quotient needs a wide step and a loose tolerance.
+  Row convert{"convert_element_type", [](Rng &r) { return std::vector<Array>{uniform(r, kS)}; },
+              [](const std::vector<Array> &in) {
+                return std::vector<Array>{lax::convert_element_type(in[0], float32)};
+              }};
+  convert.fd_step = 1e-2;
+  convert.fd_tol = 1e-4;
+  convert.dot_tol = 1e-6;
+  add(convert);
+  Row stop = unary("stop_gradient", lax::stop_gradient, U(-2, 2));
+  stop.zero_derivative = true;
+  add(stop);
+  add(unary(
+      "checkpoint_name", [](const Array &x) { return checkpoint_name(x, "tag"); }, U(-2, 2)));
+
+  // ---- Shapes
+  add({"iota", [](Rng &) { return std::vector<Array>{}; },
+       [](const std::vector<Array> &) {
+         return std::vector<Array>{lax::iota(int32, {2, 3}, 1)};
+       }});
+  add({"broadcast_in_dim", [](Rng &r) { return std::vector<Array>{uniform(r, {3, 1})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::broadcast_in_dim(in[0], {2, 3, 4}, {1, 2})};
+       }});
+  add({"reshape", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::reshape(in[0], {3, 1, 2})};
+       }});
+  add({"transpose", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::transpose(in[0], {2, 0, 1})};
+       }});
+  add({"rev", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3})}; },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::rev(in[0], {1})}; }});
+  add({"slice", [](Rng &r) { return std::vector<Array>{uniform(r, {4, 5})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::slice(in[0], {1, 0}, {4, 5}, {2, 2})};
+       }});
+  add({"dynamic_slice",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {4, 5}), integers(r, {}, 0, 2),
+                                   integers(r, {}, 0, 2)};
+       },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::dynamic_slice(in[0], {in[1], in[2]}, {2, 3})};
+       }});
+  add({"dynamic_update_slice",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {4, 5}), uniform(r, {2, 3}), integers(r, {}, 0, 2),
+                                   integers(r, {}, 0, 2)};
+       },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::dynamic_update_slice(in[0], in[1], {in[2], in[3]})};
+       }});
+  add({"pad", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3}), uniform(r, {})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::pad(in[0], in[1], {1, -1}, {0, 2}, {1, 0})};
+       }});
+  add({"concatenate",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {2, 3}), uniform(r, {2, 1}), uniform(r, {2, 2})};
+       },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::concatenate(in, 1)}; }});
+
+  // ---- Reductions
+  add({"reduce_sum", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::reduce_sum(in[0], {0, 2})};
+       }});
+  add({"reduce_max", [](Rng &r) { return std::vector<Array>{distinct(r, {2, 3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::reduce_max(in[0], {1})};
+       }});
+  add({"reduce_min", [](Rng &r) { return std::vector<Array>{distinct(r, {3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::reduce_min(in[0], {0})};
+       }});
+  add({"reduce_prod",
+       [](Rng &r) { return std::vector<Array>{away_from_zero(r, {2, 3}, 0.5, 1.5)}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::reduce_prod(in[0], {1})};
+       }});
+  add({"argmax", [](Rng &r) { return std::vector<Array>{distinct(r, {3, 4})}; },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::argmax(in[0], 1)}; }});
+  add({"argmin", [](Rng &r) { return std::vector<Array>{distinct(r, {3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::argmin(in[0], 0, int64)};
+       }});
+  add({"cumsum", [](Rng &r) { return std::vector<Array>{uniform(r, {3, 4})}; },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::cumsum(in[0], 1)}; }});
+  add({"cumprod",
+       [](Rng &r) { return std::vector<Array>{away_from_zero(r, {3, 4}, 0.5, 1.5)}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::cumprod(in[0], 0, /*reverse=*/true)};
+       }});
+  add({"cummax", [](Rng &r) { return std::vector<Array>{distinct(r, {3, 4})}; },
+       [](const std::vector<Array> &in) { return std::vector<Array>{lax::cummax(in[0], 1)}; }});
+  add({"cummin", [](Rng &r) { return std::vector<Array>{distinct(r, {3, 4})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::cummin(in[0], 0, /*reverse=*/true)};
+       }});
+
+  // ---- Contractions
+  add({"dot_general",
+       [](Rng &r) { return std::vector<Array>{uniform(r, {2, 3, 4}), uniform(r, {2, 4, 5})}; },
+       [](const std::vector<Array> &in) {
+         lax::DotDimensionNumbers d{{2}, {1}, {0}, {0}};
+         return std::vector<Array>{lax::dot_general(in[0], in[1], d)};
+       }});
+
+  // ---- Gather and scatter
+  // Gathers 2-wide windows of rows: index vectors (row, column) with the window in bounds.
+  add({"gather",
+       [](Rng &r) {
+         Array rows_ = integers(r, {3, 1}, 0, 4), cols = integers(r, {3, 1}, 0, 2);
+         return std::vector<Array>{uniform(r, {5, 4}), lax::concatenate({rows_, cols}, 1)};
+       },
+       [](const std::vector<Array> &in) {
+         lax::GatherDimensionNumbers d{{1}, {0}, {0, 1}};
+         return std::vector<Array>{lax::gather(in[0], in[1], d, {1, 2})};
+       }});
+  // scatter_add may hit a row twice; scatter gets distinct rows (its result is then unique).
+  add({"scatter_add",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {5, 4}), integers(r, {3, 1}, 0, 4),
+                                   uniform(r, {3, 4})};
+       },
+       [](const std::vector<Array> &in) {
+         lax::ScatterDimensionNumbers d{{1}, {0}, {0}};
+         return std::vector<Array>{lax::scatter_add(in[0], in[1], in[2], d)};
+       }});
+  add({"scatter",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {5, 4}), distinct_rows(r, 3, 5),
+                                   uniform(r, {3, 4})};
+       },
+       [](const std::vector<Array> &in) {
+         lax::ScatterDimensionNumbers d{{1}, {0}, {0}};
+         return std::vector<Array>{lax::scatter(in[0], in[1], in[2], d)};
+       }});
+
+  // ---- Sorting: float keys carrying a float and an integer payload.
+  add({"sort",
+       [](Rng &r) {
+         return std::vector<Array>{distinct(r, {3, 4}), uniform(r, {3, 4}),
+                                   integers(r, {3, 4}, -9, 9)};
+       },
+       [](const std::vector<Array> &in) { return lax::sort(in, -1, 1); }});
+
+  // ---- Bits and random numbers
+  add(binary("shift_left", lax::shift_left, [](Rng &r) { return u32_bits(r, kS); },
+             [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add(binary("shift_right_logical", lax::shift_right_logical,
+             [](Rng &r) { return u32_bits(r, kS); },
+             [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add({"bitcast_convert_type", [](Rng &r) { return std::vector<Array>{uniform(r, kS)}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::bitcast_convert_type(in[0], int64)};
+       }});
+  add({"threefry2x32",
+       [](Rng &r) {
+         return std::vector<Array>{u32_bits(r, {4}), u32_bits(r, {4}), u32_bits(r, {4}),
+                                   u32_bits(r, {4})};
+       },
+       [](const std::vector<Array> &in) {
+         auto [a, b] = lax::threefry2x32(in[0], in[1], in[2], in[3]);
+         return std::vector<Array>{a, b};
+       }});
+  return rows;
+}
+
+inline const std::map<std::string, Row> &rows() {
+  static const std::map<std::string, Row> m = [] {
+    std::map<std::string, Row> out;
+    for (Row &r : make_rows()) {
+      std::string n = r.name;
+      if (!out.emplace(n, std::move(r)).second)
+        ADD_FAILURE() << "two rows for " << n;
+    }
+    return out;
+  }();
+  return m;
+}
+
+// A seed per row, so each row's operands do not depend on the table's order.
+inline Rng rng_for(const std::string &name) { return Rng(std::hash<std::string>{}(name) ^ 0x5eed); }
+
+} // namespace strata::testutil
