@@ -8,9 +8,24 @@
 #include "transforms/LowerToCpu.h"
 #include "transforms/Passes.h"
 
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -109,90 +124,181 @@ void fill_descriptor(int64_t *d, void *data, const Shape &shape) {
 
 CpuExecutable::~CpuExecutable() = default;
 
+namespace {
+
+/// The host's target machine (CPU name and features detected at run time).
+std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMachineBuilder &b) {
+  auto tm = b.createTargetMachine();
+  if (!tm)
+    throw Error("[jit] no LLVM target for the host: " + llvm::toString(tm.takeError()),
+                ErrorKind::Internal);
+  return std::move(*tm);
+}
+
+/// What, besides the IR, decides the machine code: the compiler and the host CPU.
+const std::string &compiler_fingerprint() {
+  static const std::string f = [] {
+    std::string s = "strata-0.1 llvm-" LLVM_VERSION_STRING " cpu=" +
+                    llvm::sys::getHostCPUName().str() + " features=";
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      s += (feature.second ? "+" : "-") + feature.first().str() + ",";
+    for (const auto &[stage, text] : mlir::strata::cpuLoweringStages())
+      s += " " + stage + "=" + text;
+    return s;
+  }();
+  return f;
+}
+
+/// The on-disk cache file for IR `ir`, or "" when STRATA_CACHE_DIR is not set.
+std::string disk_cache_path(const std::string &ir) {
+  const char *dir = std::getenv("STRATA_CACHE_DIR");
+  if (!dir || !*dir)
+    return "";
+  llvm::SHA256 h;
+  h.update(compiler_fingerprint());
+  h.update(ir);
+  std::array<uint8_t, 32> digest = h.final();
+  return std::string(dir) + "/" + llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 16), true) +
+         ".o";
+}
+
+/// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
+/// the runtime calls every compiled function the same way whatever its arity.
+void add_packed_entry(llvm::Module &m) {
+  llvm::Function *target = m.getFunction("_mlir_ciface_main");
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+                                    llvm::GlobalValue::ExternalLinkage, "strata_entry", m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < target->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(0), i));
+    args.push_back(b.CreateLoad(target->getArg(i)->getType(), slot));
+  }
+  b.CreateCall(target, args);
+  b.CreateRetVoid();
+}
+
+std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
+
+} // namespace
+
+DiskCacheStats disk_cache_stats() { return {g_disk_hits.load(), g_disk_writes.load()}; }
+
 std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
                                                       const std::string &name, StageTexts *stages,
                                                       const std::string &stop_after) {
   mlir::MLIRContext &ctx = jit_context();
   mlir::ModuleOp module = *staged.module;
+  std::string staged_text = print(module);
   if (stages)
-    stages->emplace_back("strata", print(module));
+    stages->emplace_back("strata", staged_text);
   if (stop_after == "strata")
     return nullptr;
 
-  std::string diagnostics, failed_pass;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
-    std::string loc;
-    llvm::raw_string_ostream los(loc);
-    diag.getLocation().print(los);
-    diagnostics += loc + ": " + diag.str() + "\n";
-    return mlir::success();
-  });
-  for (const auto &[stage, text] : mlir::strata::cpuLoweringStages()) {
-    mlir::PassManager pm(&ctx);
-    pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
-    if (mlir::failed(mlir::parsePassPipeline(text, pm)))
-      throw Error(detail::cat("[jit] the '", stage, "' stage's pipeline does not parse: ", text,
-                              "\n", diagnostics),
-                  ErrorKind::Internal);
-    if (mlir::failed(pm.run(module)))
-      throw Error(detail::cat("[jit] compiling ", name, " failed in stage '", stage, "' (pass ",
-                              failed_pass.empty() ? "?" : failed_pass, "):\n", diagnostics,
-                              "IR before the stage is what STRATA_DUMP_IR writes"),
-                  ErrorKind::Internal);
-    if (stages)
-      stages->emplace_back(stage, print(module));
-    if (stop_after == stage)
-      return nullptr;
-  }
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    throw Error("[jit] cannot detect the host CPU: " + llvm::toString(jtmb.takeError()),
+                ErrorKind::Internal);
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  std::string cache_path = stop_after.empty() ? disk_cache_path(staged_text) : "";
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  if (!cache_path.empty())
+    if (auto buf = llvm::MemoryBuffer::getFile(cache_path); buf) {
+      object = std::move(*buf);
+      ++g_disk_hits;
+    }
 
-  auto tm_builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tm_builder)
-    throw Error("[jit] cannot detect the host CPU: " + llvm::toString(tm_builder.takeError()),
-                ErrorKind::Internal);
-  auto tm = tm_builder->createTargetMachine();
-  if (!tm)
-    throw Error("[jit] no LLVM target for the host: " + llvm::toString(tm.takeError()),
-                ErrorKind::Internal);
-  if (stages) {
+  if (!object) {
+    std::string diagnostics, failed_pass;
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+      std::string loc;
+      llvm::raw_string_ostream los(loc);
+      diag.getLocation().print(los);
+      diagnostics += loc + ": " + diag.str() + "\n";
+      return mlir::success();
+    });
+    for (const auto &[stage, text] : mlir::strata::cpuLoweringStages()) {
+      mlir::PassManager pm(&ctx);
+      pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
+      if (mlir::failed(mlir::parsePassPipeline(text, pm)))
+        throw Error(detail::cat("[jit] the '", stage, "' stage's pipeline does not parse: ", text,
+                                "\n", diagnostics),
+                    ErrorKind::Internal);
+      if (mlir::failed(pm.run(module)))
+        throw Error(detail::cat("[jit] compiling ", name, " failed in stage '", stage, "' (pass ",
+                                failed_pass.empty() ? "?" : failed_pass, "):\n", diagnostics,
+                                "IR before the stage is what STRATA_DUMP_IR writes"),
+                    ErrorKind::Internal);
+      if (stages)
+        stages->emplace_back(stage, print(module));
+      if (stop_after == stage)
+        return nullptr;
+    }
     llvm::LLVMContext llvm_ctx;
-    std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx);
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (ir)
+    std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
+    if (!ir)
+      throw Error(detail::cat("[jit] translating ", name, " to LLVM IR failed:\n", diagnostics),
+                  ErrorKind::Internal);
+    add_packed_entry(*ir);
+    if (stages) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
       ir->print(os, nullptr);
-    stages->emplace_back("llvm-ir", text);
+      stages->emplace_back("llvm-ir", text);
+    }
+    if (stop_after == "llvm-ir")
+      return nullptr;
+    std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(*jtmb);
+    mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
+    if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
+      throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
+                  ErrorKind::Internal);
+    auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
+    if (!compiled)
+      throw Error("[jit] LLVM code generation failed: " + llvm::toString(compiled.takeError()),
+                  ErrorKind::Internal);
+    object = std::move(*compiled);
+    if (!cache_path.empty()) {
+      // Write then rename: a concurrent reader never sees half a file.
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(cache_path).parent_path(), ec);
+      std::string tmp = cache_path + ".tmp" + std::to_string(::getpid());
+      {
+        std::ofstream out(tmp, std::ios::binary);
+        out.write(object->getBufferStart(), static_cast<std::streamsize>(object->getBufferSize()));
+      }
+      std::filesystem::rename(tmp, cache_path, ec);
+      if (!ec)
+        ++g_disk_writes;
+    }
   }
-  if (stop_after == "llvm-ir")
-    return nullptr;
 
-  mlir::ExecutionEngineOptions options;
-  auto transformer = mlir::makeOptimizingTransformer(3, 0, tm->get());
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine = mlir::ExecutionEngine::create(module, options, std::move(*tm));
-  if (!engine)
-    throw Error(detail::cat("[jit] LLVM could not compile ", name, ": ",
-                            llvm::toString(engine.takeError()), "\n", diagnostics),
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+  if (!jit)
+    throw Error("[jit] cannot create the LLVM JIT: " + llvm::toString(jit.takeError()),
                 ErrorKind::Internal);
-  auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->engine_ = std::move(*engine);
-  // Runtime functions the lowering calls (memref.copy of strided views).
-  exe->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-                                       llvm::JITSymbolFlags::Exported};
-    symbols[interner("strata_rt_gemm")] = {llvm::orc::ExecutorAddr::fromPtr(&strata_rt_gemm),
-                                           llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  exe->engine_->initialize();
-  auto entry = exe->engine_->lookupPacked("_mlir_ciface_main");
+  llvm::orc::JITDylib &lib = (*jit)->getMainJITDylib();
+  // The process's symbols (libm, malloc/free), then the runtime functions the lowering calls.
+  lib.addGenerator(llvm::cantFail(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix())));
+  llvm::orc::SymbolMap symbols;
+  symbols[(*jit)->mangleAndIntern("memrefCopy")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&memrefCopy), llvm::JITSymbolFlags::Exported};
+  symbols[(*jit)->mangleAndIntern("strata_rt_gemm")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&strata_rt_gemm), llvm::JITSymbolFlags::Exported};
+  llvm::cantFail(lib.define(llvm::orc::absoluteSymbols(std::move(symbols))));
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
+    throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),
+                ErrorKind::Internal);
+  auto entry = (*jit)->lookup("strata_entry");
   if (!entry)
     throw Error("[jit] compiled code has no entry point: " + llvm::toString(entry.takeError()),
                 ErrorKind::Internal);
-  exe->entry_ = *entry;
+  auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
+  exe->jit_ = std::move(*jit);
+  exe->entry_ = entry->toPtr<void (*)(void **)>();
   exe->inputs_ = std::move(staged.inputs);
   exe->constants_ = std::move(staged.constants);
   exe->results_ = std::move(staged.results);

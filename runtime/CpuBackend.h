@@ -10,8 +10,8 @@
 
 #include "runtime/Staging.h"
 
-namespace mlir {
-class ExecutionEngine;
+namespace llvm::orc {
+class LLJIT;
 }
 
 namespace strata::rt {
@@ -22,7 +22,8 @@ using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
 class CpuExecutable {
 public:
-  /// Lowers and compiles `staged` (consumed). With `stages`, records every stage's text; with
+  /// Lowers and compiles `staged` (consumed), or loads its object code from the persistent cache
+  /// (STRATA_CACHE_DIR) when an earlier process compiled the same IR. With `stages`, records every stage's text; with
   /// `stop_after` set to a stage name, stops there (nothing is compiled, result is null).
   /// Throws strata::Error naming the failing pass and the IR location on a compile failure.
   static std::unique_ptr<CpuExecutable> compile(StagedFunction staged, const std::string &name,
@@ -37,13 +38,21 @@ public:
 
 private:
   CpuExecutable() = default;
-  std::unique_ptr<mlir::ExecutionEngine> engine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
   void (*entry_)(void **) = nullptr;
   std::vector<AbstractValue> inputs_;
   std::vector<Array> constants_;
   std::vector<AbstractValue> results_;
   std::vector<StagedOutput> outputs_;
 };
+
+/// The persistent cache (STRATA_CACHE_DIR): object code keyed by a hash of the staged IR and
+/// the compiler (LLVM version, host CPU and features, pipeline). Counts this process's hits
+/// (compilations skipped) and writes.
+struct DiskCacheStats {
+  int64_t hits = 0, writes = 0;
+};
+DiskCacheStats disk_cache_stats();
 
 /// The MLIR context jit stages into (every upstream dialect and Strata's registered; passes and
 /// pipelines registered). Guarded: callers hold context_mutex() while they use it.

@@ -15,13 +15,13 @@ const std::vector<std::pair<std::string, std::string>> &cpuLoweringStages() {
        "one-shot-bufferize{bufferize-function-boundaries "
        "function-boundary-type-conversion=identity-layout-map},"
        "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-       "buffer-deallocation-pipeline,canonicalize"},
+       "buffer-deallocation-pipeline,canonicalize,strata-linalg-to-blas"},
       // f16/bf16 arithmetic and math run in f32 and round per op, as libstrata's kernels do.
       // expand-strided-metadata makes affine.apply, so lower-affine comes after it.
       {"llvm",
        "convert-linalg-to-loops,expand-strided-metadata,lower-affine,convert-scf-to-cf,"
        "canonicalize,arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
-       "math-extend-to-supported-types,arith-expand,convert-math-to-llvm,convert-math-to-libm,"
+       "math-extend-to-supported-types,strata-approximate-math,arith-expand,convert-math-to-llvm,convert-math-to-libm,"
        "finalize-memref-to-llvm,convert-arith-to-llvm,"
        "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"},
   };

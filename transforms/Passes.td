@@ -227,4 +227,64 @@ def StrataFuse : Pass<"strata-fuse"> {
   }];
 }
 
+def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
+  let summary = "Turns float contractions on buffers into calls of the runtime's strided gemm.";
+  let description = [{
+    Runs on a module after bufferization. Every linalg op on buffers that is a mul-add
+    contraction (`linalg.matmul`, `linalg.batch_matmul`, or a `linalg.generic` that
+    `linalg::isaContractionOpInterface` accepts, as strata-lower-to-linalg makes for dot_general
+    with transposed dimension numbers) with exactly one m, n and k loop dimension and at most
+    one batch dimension, f32 or f64 operands, and operands indexed by exactly their matrix (and
+    batch) dimensions becomes one call of `strata_rt_gemm`: c += a * b for each batch, with
+    each operand's row, column and batch strides read from its memref descriptor, so a
+    transposed or sliced operand needs no copy. The runtime implements it with BLIS (libstrata's
+    `strided_gemm`) and its per-call thread count.
+
+    The call takes 20 i64 values: the element width in bits (32 or 64), batch, m, n, k, then
+    for a, b and c: the aligned pointer, the offset, and the batch, row and column strides in
+    elements. Other contractions (integer, mixed types, several k dimensions) stay linalg.
+
+    Before => after:
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+    // =>
+    %base, %off, %sizes:2, %strides:2 = memref.extract_strided_metadata %a : ...
+    %p = memref.extract_aligned_pointer_as_index %a : memref<4x8xf32> -> index
+    ... (the same for %b and %c)
+    call @strata_rt_gemm(%c32, %c1, %m, %n, %k, %pa, %offa, %c0, %rsa, %csa, ...) : (i64, ...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def StrataApproximateMath : Pass<"strata-approximate-math"> {
+  let summary = "Replaces f32 transcendental math ops with polynomial approximations.";
+  let description = [{
+    Rewrites f32 (scalar or vector) `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh`, `erf`,
+    `sin`, `cos`, `atan`, `atan2`, `asin` and `acos` into MLIR's polynomial approximations
+    (arith and math.fma only). They have no libm call in a loop body, so LLVM vectorizes the
+    loops that contain them; their error is a few ulp (the jit differential tests bound it
+    against libstrata's libm-based kernels). f64 ops stay exact: they become libm calls. Run it
+    after math-extend-to-supported-types, so f16/bf16 math is computed in f32 too.
+
+    Before => after:
+
+    ```mlir
+    %y = math.tanh %x : f32
+    // =>
+    %y = ... arith.mulf / math.fma / arith.select on %x ... : f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // STRATA_PASSES_TD

@@ -1,0 +1,72 @@
+// strata-linalg-to-blas: float contractions on buffers become strata_rt_gemm calls with the
+// operands' strides; other linalg ops stay.
+// RUN: strata-opt %s -strata-linalg-to-blas -split-input-file | FileCheck %s
+
+// A plain matmul: one call, f32 (32 bits), batch 1, and the declaration is added once.
+// CHECK-LABEL: func.func private @strata_rt_gemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: %[[BITS:.+]] = arith.constant 32 : i64
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK: call @strata_rt_gemm(%[[BITS]], %[[ONE]],
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// A transposed operand (a generic whose maps read b as [n, k]) needs no copy: b's row (k)
+// stride is 1 and its column (n) stride 8, read from its layout. Arguments: 64 bits, batch 1,
+// m 4, n 16, k 8, then a (ptr, offset, batch/row/col strides 0, 8, 1), b (0, 1, 8), c (0, 16, 1).
+// CHECK-LABEL: func.func @transposed_rhs
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : i64
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : i64
+// CHECK: call @strata_rt_gemm(%[[C64]], %[[C1]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C8]], %[[C1]], %{{.+}}, %[[C0]], %[[C0]], %[[C1]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C16]], %[[C1]])
+// CHECK-NOT: linalg.generic
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (n, k)>
+#out = affine_map<(m, n, k) -> (m, n)>
+func.func @transposed_rhs(%a: memref<4x8xf64>, %b: memref<16x8xf64>, %c: memref<4x16xf64>) {
+  linalg.generic {indexing_maps = [#lhs, #rhs, #out],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf64>, memref<16x8xf64>) outs(%c : memref<4x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// A batched matmul passes the batch count and batch strides.
+// CHECK-LABEL: func.func @batch
+// CHECK: call @strata_rt_gemm
+// CHECK-NOT: linalg.batch_matmul
+func.func @batch(%a: memref<3x4x8xf32>, %b: memref<3x8x5xf32>, %c: memref<3x4x5xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x4x8xf32>, memref<3x8x5xf32>)
+                      outs(%c : memref<3x4x5xf32>)
+  return
+}
+
+// -----
+
+// Integer contractions and tensors (not yet bufferized) are left alone.
+// CHECK-LABEL: func.func @not_blas
+// CHECK: linalg.matmul ins(%{{.*}} : memref<4x8xi32>
+// CHECK: linalg.matmul ins(%{{.*}} : tensor<4x8xf32>
+// CHECK-NOT: call @strata_rt_gemm
+func.func @not_blas(%a: memref<4x8xi32>, %b: memref<8x16xi32>, %c: memref<4x16xi32>,
+                    %ta: tensor<4x8xf32>, %tb: tensor<8x16xf32>, %tc: tensor<4x16xf32>)
+    -> tensor<4x16xf32> {
+  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x16xi32>) outs(%c : memref<4x16xi32>)
+  %r = linalg.matmul ins(%ta, %tb : tensor<4x8xf32>, tensor<8x16xf32>)
+                     outs(%tc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
