@@ -55,14 +55,46 @@ def per_example_grads():
     return out
 
 
+def mlp_train_step():
+    """One SGD step of a 784-512-512-10 MLP at batch 128 (forward, backward, update)."""
+    torch.manual_seed(0)
+    sizes = [784, 512, 512, 10]
+    ps = []
+    for i in range(3):
+        ps.append((torch.randn(sizes[i], sizes[i + 1]) / sizes[i] ** 0.5).requires_grad_())
+        ps.append(torch.zeros(sizes[i + 1], requires_grad=True))
+    x = torch.randn(128, 784)
+    y = torch.randint(0, 10, (128,))
+
+    def step():
+        h = x
+        for i in range(0, 6, 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i < 4:
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, y)
+        gs = torch.autograd.grad(loss, ps)
+        with torch.no_grad():
+            return loss, [p - 0.01 * g for p, g in zip(ps, gs)]
+
+    return {"torch_mlp_train_step": median_time(step, reps=7, inner=5) * 1e3}
+
+
+def best_over_threads(fn):
+    best = {}
+    for n in THREAD_CHOICES:
+        torch.set_num_threads(n)
+        for k, v in fn().items():
+            if k not in best or v < best[k][0]:
+                best[k] = (v, n)
+    for k, (v, n) in best.items():
+        print(json.dumps({"peer": k, "value": v, "threads": n}))
+
+
 if __name__ == "__main__":
     flt = sys.argv[1] if len(sys.argv) > 1 else ""
-    if flt in "per_example_grad_mlp784_vmap_vs_loop":  # the filter is a substring of names
-        best = {}
-        for n in THREAD_CHOICES:
-            torch.set_num_threads(n)
-            for k, v in per_example_grads().items():
-                if k not in best or v < best[k][0]:
-                    best[k] = (v, n)
-        for k, (v, n) in best.items():
-            print(json.dumps({"peer": k, "value": v, "threads": n}))
+    # The filter is a substring of the Strata record names the peers pair with.
+    if flt in "per_example_grad_mlp784_vmap_vs_loop" or flt in "jit_per_example_grad_mlp784":
+        best_over_threads(per_example_grads)
+    if flt in "mlp_train_step_784_512_512_b128":
+        best_over_threads(mlp_train_step)

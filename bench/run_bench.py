@@ -21,37 +21,54 @@ def run_cpp(build, name, flt):
     return recs
 
 
-# Records that pair a Strata measurement (by its record name) with a PyTorch peer.
-TORCH_PAIRS = [
-    ("per_example_grad_mlp784_vmap_vs_loop", "torch_per_example_loop",
-     "per_example_grad_mlp784_vs_torch_loop", "PyTorch 1.13 eager per-example loop"),
-    ("per_example_grad_mlp784_vmap_vs_loop", "functorch_vmap_grad",
-     "per_example_grad_mlp784_vs_functorch", "functorch vmap(grad) (PyTorch 1.13)"),
+# Records that pair a Strata time (by its record name, in ms) with a peer's time from a Python
+# peer script run in the same scripts/bench run. Each pair becomes a throughput record
+# (1 / time, higher is better), so its ratio is Strata's speedup over the peer and the target
+# is a speedup: (script, strata record, peer, new record name, peer description, target).
+PEER_PAIRS = [
+    ("peers_torch.py", "per_example_grad_mlp784_vmap_vs_loop", "torch_per_example_loop",
+     "per_example_grad_mlp784_vs_torch_loop", "PyTorch 1.13 eager per-example loop", None),
+    ("peers_torch.py", "per_example_grad_mlp784_vmap_vs_loop", "functorch_vmap_grad",
+     "per_example_grad_mlp784_vs_functorch", "functorch vmap(grad) (PyTorch 1.13)", None),
+    ("peers_torch.py", "jit_per_example_grad_mlp784", "functorch_vmap_grad",
+     "jit_per_example_grad_mlp784_vs_functorch", "functorch vmap(grad) (PyTorch 1.13)", 1.0),
+    ("peers_torch.py", "mlp_train_step_784_512_512_b128", "torch_mlp_train_step",
+     "mlp_train_step_vs_torch", "PyTorch 1.13 eager train step", 1.25),
+    ("peers_numpy.py", "jit_chain6_1e7_f32_time", "numpy_chain6_1e7_f32",
+     "jit_chain6_vs_numpy", "numpy 1.24, same expression", 3.0),
 ]
 
 
-def torch_records(flt, records):
-    try:
-        out = subprocess.run([sys.executable, os.path.join(HERE, "peers_torch.py"), flt],
-                             check=True, capture_output=True, text=True).stdout
-    except (subprocess.CalledProcessError, OSError) as e:
-        print("PyTorch peers unavailable:", e, file=sys.stderr)
-        return []
-    peers = {}
-    for line in out.splitlines():
-        if line.startswith("{"):
-            d = json.loads(line)
-            peers[d["peer"]] = d
+def peer_records(flt, records):
     by_name = {r["name"]: r for r in records}
     extra = []
-    for mine, peer, name, desc in TORCH_PAIRS:
-        if mine in by_name and peer in peers:
+    for script in sorted({p[0] for p in PEER_PAIRS}):
+        pairs = [p for p in PEER_PAIRS if p[0] == script and p[1] in by_name]
+        if not pairs:
+            continue
+        try:
+            out = subprocess.run([sys.executable, os.path.join(HERE, script), flt],
+                                 check=True, capture_output=True, text=True).stdout
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(script, "peers unavailable:", e, file=sys.stderr)
+            continue
+        peers = {}
+        for line in out.splitlines():
+            if line.startswith("{"):
+                d = json.loads(line)
+                peers[d["peer"]] = d
+        for _, mine, peer, name, desc, target in pairs:
+            if peer not in peers:
+                continue
             r = by_name[mine]
-            extra.append({"name": name, "unit": r["unit"], "strata": r["strata"], "peer": desc,
-                          "peer_value": peers[peer]["value"],
-                          "ratio": r["strata"] / peers[peer]["value"],
-                          "better": r["better"], "torch_threads": peers[peer].get("threads"),
-                          "command": r["command"] + " ; python3 bench/peers_torch.py"})
+            rec = {"name": name, "unit": "1/s", "strata": 1e3 / r["strata"], "peer": desc,
+                   "peer_value": 1e3 / peers[peer]["value"],
+                   "ratio": peers[peer]["value"] / r["strata"], "better": "higher",
+                   "peer_threads": peers[peer].get("threads"),
+                   "command": r["command"] + " ; python3 bench/" + script}
+            if target is not None:
+                rec["target"] = target
+            extra.append(rec)
     return extra
 
 
@@ -99,7 +116,7 @@ def main():
         path = os.path.join(args.build, "bench", exe)
         if exe.startswith("bench_") and os.access(path, os.X_OK) and os.path.isfile(path):
             records += run_cpp(args.build, exe, args.filter)
-    records += torch_records(args.filter, records)
+    records += peer_records(args.filter, records)
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')

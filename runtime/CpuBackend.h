@@ -20,7 +20,7 @@ namespace strata::rt {
 /// `strata-lower-to-cpu` ("optimized", "linalg", "bufferized", "llvm") and "llvm-ir".
 using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
-class CpuExecutable {
+class STRATA_EXPORT CpuExecutable {
 public:
   /// Lowers and compiles `staged` (consumed), or loads its object code from the persistent cache
   /// (STRATA_CACHE_DIR) when an earlier process compiled the same IR. With `stages`, records every stage's text; with
@@ -52,11 +52,11 @@ private:
 struct DiskCacheStats {
   int64_t hits = 0, writes = 0;
 };
-DiskCacheStats disk_cache_stats();
+STRATA_EXPORT DiskCacheStats disk_cache_stats();
 
 /// The MLIR context jit stages into (every upstream dialect and Strata's registered; passes and
 /// pipelines registered). Guarded: callers hold context_mutex() while they use it.
-mlir::MLIRContext &jit_context();
-std::recursive_mutex &context_mutex();
+STRATA_EXPORT mlir::MLIRContext &jit_context();
+STRATA_EXPORT std::recursive_mutex &context_mutex();
 
 } // namespace strata::rt
