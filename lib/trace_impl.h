@@ -3,6 +3,7 @@
 // the duration of its call. bind() sends a primitive to the highest level among its inputs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,9 +15,10 @@
 namespace strata {
 
 
-/// A call of a sub-function that some levels treat specially (checkpoint under grad).
+/// A call of a sub-function that some levels treat specially (checkpoint under grad, jit under
+/// vmap, jvp and grad).
 struct CallKind {
-  std::string name; // "checkpoint", "custom_jvp", "custom_vjp"
+  std::string name; // "checkpoint", "custom_jvp", "custom_vjp", "jit"
   /// custom_jvp: (primals ++ tangents) -> output tangents.
   FlatFn jvp;
   /// custom_vjp: fwd(primals) -> outputs ++ residuals; bwd(residuals ++ cotangents) -> input
@@ -25,7 +27,19 @@ struct CallKind {
   size_t num_outputs = 0;
   /// checkpoint: what the forward pass keeps.
   CheckpointPolicy policy;
+  /// jit: compiles `derived`, a function built from the call's own (its batched version, its
+  /// jvp, its backward pass), as a jitted function of its own, cached under `tag` by the jitted
+  /// function (so the next call with the same tag and signature reuses the executable). The tag
+  /// must name everything `derived` depends on besides the signature and the call's static
+  /// arguments ("vmap:0,-", "jvp:10"); an empty tag means `derived` is the call's own function.
+  /// Calling the result with tracers of a lower level binds the call there in turn. It throws
+  /// RejitInline when `derived` cannot be compiled on its own.
+  std::function<FlatFn(const std::string &tag, FlatFn derived)> rejit;
 };
+
+/// Thrown by a function from CallKind::rejit that uses a value traced outside it (a closure over
+/// a tracer): it cannot be compiled on its own, and the level traces through the call instead.
+struct STRATA_EXPORT RejitInline {};
 
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:

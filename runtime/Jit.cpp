@@ -3,6 +3,7 @@
 #include "strata/jit.h"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -174,6 +175,40 @@ struct JitFunction::Impl {
   bool has_last = false;
   CacheKey last;
   std::vector<CacheKey> compiled; // every key compiled, to tell evictions from new signatures
+  /// The jitted transforms of this function (its vmap, jvp, forward and backward passes), by
+  /// CallKind::rejit tag: owned here so that their executables are found again next call.
+  std::map<std::string, std::shared_ptr<Impl>> derived;
+
+  std::shared_ptr<Impl> derived_fn(const std::string &tag) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::shared_ptr<Impl> &d = derived[tag];
+    if (!d) {
+      d = std::make_shared<Impl>();
+      d->options.name = options.name + "." + tag;
+      // Dumps and IR locations use the name: keep it a plain identifier.
+      for (char &c : d->options.name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+          c = '_';
+    }
+    return d;
+  }
+
+  /// This function's counters plus those of every transform of it.
+  void add_stats(JitStats &s) {
+    std::vector<std::shared_ptr<Impl>> subs;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      s.hits += hits;
+      s.misses += misses;
+      s.inline_calls += inline_calls;
+      s.compile_seconds += compile_seconds;
+      for (const auto &[tag, d] : derived)
+        subs.push_back(d);
+    }
+    s.entries += cache().count_for(id);
+    for (const auto &d : subs)
+      d->add_stats(s);
+  }
 
   std::string explain_miss(const CacheKey &k) {
     if (!has_last)
@@ -210,19 +245,67 @@ namespace {
 FlatFn untraced(const TraceFn &trace, std::shared_ptr<void> &aux) {
   return [&trace, &aux](const std::vector<Array> &in) { return trace(in, aux); };
 }
-} // namespace
 
 std::pair<std::vector<Array>, std::shared_ptr<void>>
-JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
-                  const std::string &static_key) {
-  Impl &im = *impl_;
+call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
+          const std::vector<Array> &args, const std::string &static_key, bool strict);
+
+// Under another transform, or inside another jit: binds a "jit" call at the level in charge.
+// Staging and eval_shape trace through it (the outermost jit compiles); vmap, jvp and grad
+// compile their transform of the function through kind.rejit.
+std::pair<std::vector<Array>, std::shared_ptr<void>>
+bind_jit_call(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
+              const std::vector<Array> &args, const std::string &static_key) {
+  // A level may call f after this call returns (a grad node's backward pass): it owns the trace
+  // and the box its structured outputs are kept in.
+  auto owned = std::make_shared<const TraceFn>(trace);
+  auto box = std::make_shared<std::shared_ptr<void>>();
+  FlatFn f = [owned, box](const std::vector<Array> &in) { return (*owned)(in, *box); };
+  CallKind kind;
+  kind.name = "jit";
+  kind.rejit = [self, owned, box, static_key](const std::string &tag, FlatFn derived) -> FlatFn {
+    std::shared_ptr<JitFunction::Impl> target = tag.empty() ? self : self->derived_fn(tag);
+    TraceFn dtrace;
+    if (tag.empty())
+      dtrace = *owned;
+    else // derived traces f, which leaves the output structure in the box
+      dtrace = [derived = std::move(derived), box](const std::vector<Array> &in,
+                                                   std::shared_ptr<void> &aux) {
+        std::vector<Array> outs = derived(in);
+        aux = *box;
+        return outs;
+      };
+    return [target, dtrace = std::move(dtrace), box, static_key](const std::vector<Array> &in) {
+      auto [outs, aux] = call_impl(target, dtrace, in, static_key, /*strict=*/true);
+      // The executable keeps the structure from its trace: a cache hit traces nothing.
+      if (aux)
+        *box = std::move(aux);
+      return outs;
+    };
+  };
+  std::vector<Array> outs = bind_call(kind, f, args);
+  return {std::move(outs), *box};
+}
+
+// With `strict` (a transform's re-jit), a function that cannot compile on its own throws
+// RejitInline rather than running op by op: the level that asked then traces through it.
+std::pair<std::vector<Array>, std::shared_ptr<void>>
+call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
+          const std::vector<Array> &args, const std::string &static_key, bool strict) {
+  JitFunction::Impl &im = *self;
   std::shared_ptr<void> aux;
-  // Under another transform, or inside another jit: trace through (the outermost jit compiles).
-  if (top_level(args, im.options.name)) {
-    CallKind kind;
-    kind.name = "jit";
-    return {bind_call(kind, untraced(trace, aux), args), aux};
-  }
+  if (top_level(args, im.options.name))
+    return bind_jit_call(self, trace, args, static_key);
+  auto run_inline = [&]() -> std::pair<std::vector<Array>, std::shared_ptr<void>> {
+    {
+      std::lock_guard<std::mutex> lock(im.mu);
+      ++im.inline_calls;
+    }
+    ++globals().inline_calls;
+    if (strict)
+      throw RejitInline{};
+    return {trace(args, aux), aux};
+  };
   CacheKey key = make_key(im.id, static_key, args);
   if (std::shared_ptr<Entry> e = cache().find(key)) {
     {
@@ -231,11 +314,8 @@ JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
       im.last_explain.clear();
     }
     ++globals().hits;
-    if (e->inline_only) {
-      ++im.inline_calls;
-      ++globals().inline_calls;
-      return {trace(args, aux), aux};
-    }
+    if (e->inline_only)
+      return run_inline();
     return {e->exe->run(args), e->aux};
   }
 
@@ -282,12 +362,16 @@ JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
   }
   globals().compile_ns += static_cast<int64_t>(seconds * 1e9);
   cache().insert(key, entry);
-  if (entry->inline_only) {
-    ++im.inline_calls;
-    ++globals().inline_calls;
-    return {trace(args, aux), aux};
-  }
+  if (entry->inline_only)
+    return run_inline();
   return {entry->exe->run(args), entry->aux};
+}
+} // namespace
+
+std::pair<std::vector<Array>, std::shared_ptr<void>>
+JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
+                  const std::string &static_key) {
+  return call_impl(impl_, trace, args, static_key, /*strict=*/false);
 }
 
 Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
@@ -305,13 +389,10 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
 }
 
 JitStats JitFunction::stats() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  // A transform of a jitted function is compiled as a jitted function of its own, owned by this
+  // one: its counters count here (grad(f) compiling once shows as a miss of f).
   JitStats s;
-  s.hits = impl_->hits;
-  s.misses = impl_->misses;
-  s.inline_calls = impl_->inline_calls;
-  s.compile_seconds = impl_->compile_seconds;
-  s.entries = cache().count_for(impl_->id);
+  impl_->add_stats(s);
   s.evictions = cache().evictions;
   return s;
 }

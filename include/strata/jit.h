@@ -36,7 +36,8 @@ struct JitStats {
   /// Calls that ran op by op because the function used a value traced outside it.
   int64_t inline_calls = 0;
   double compile_seconds = 0;
-  /// Executables held in the cache (for jit_cache_stats: all functions; per function: its own).
+  /// Executables held in the cache (for jit_cache_stats: all functions; per function: its own
+  /// and those of its compiled transforms, whose counters the other fields include too).
   int64_t entries = 0;
   int64_t evictions = 0;
 };

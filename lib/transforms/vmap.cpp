@@ -63,6 +63,8 @@ public:
   // Tracing through f instead would let an outer level differentiate f itself.
   std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
                                   std::span<const Array> inputs) override {
+    if (kind.name == "jit" && kind.rejit)
+      return process_jit(kind, f, inputs);
     if (kind.name != "checkpoint" && kind.name != "custom_jvp" && kind.name != "custom_vjp")
       return TraceLevel::process_call(kind, f, inputs);
     std::vector<Array> vals;
@@ -102,6 +104,33 @@ public:
       };
     }
     std::vector<Array> outs = bind_call(batched, bf, vals);
+    std::vector<Array> result;
+    for (Array &o : outs)
+      result.push_back(wrap(std::move(o), 0));
+    return result;
+  }
+
+  // vmap of a jitted function is jitted: the batched function (outputs on axis 0) is compiled
+  // once per pattern of batch axes and applied to the unbatched values. Those may be tracers of
+  // a lower level, where the compiled call is bound in turn.
+  std::vector<Array> process_jit(const CallKind &kind, const FlatFn &f,
+                                 std::span<const Array> inputs) {
+    std::vector<Array> vals;
+    std::vector<int64_t> dims;
+    std::string tag = "vmap:";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto *t = tracer_of<BatchTracer>(inputs[i], this);
+      vals.push_back(t ? t->val : inputs[i]);
+      dims.push_back(t ? t->bdim : kNotBatched);
+      tag += (i ? "," : "") + (t ? std::to_string(t->bdim) : std::string("-"));
+    }
+    FlatFn bf = [f, dims](const std::vector<Array> &in) { return vmap_flat(f, in, dims); };
+    std::vector<Array> outs;
+    try {
+      outs = kind.rejit(tag, bf)(vals);
+    } catch (const RejitInline &) {
+      return TraceLevel::process_call(kind, f, inputs);
+    }
     std::vector<Array> result;
     for (Array &o : outs)
       result.push_back(wrap(std::move(o), 0));
