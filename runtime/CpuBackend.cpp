@@ -42,9 +42,6 @@
 #include "blas_impl.h"
 #include "strata/error.h"
 
-/// MLIR's async runtime (libmlir_async_runtime) hands out its functions through this hook.
-extern "C" void __mlir_execution_engine_init(llvm::StringMap<void *> &symbols);
-
 namespace strata::rt {
 
 std::recursive_mutex &context_mutex() {
@@ -291,12 +288,6 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
       llvm::orc::ExecutorAddr::fromPtr(&memrefCopy), llvm::JITSymbolFlags::Exported};
   symbols[(*jit)->mangleAndIntern("strata_rt_gemm")] = {
       llvm::orc::ExecutorAddr::fromPtr(&strata_rt_gemm), llvm::JITSymbolFlags::Exported};
-  // MLIR's async runtime (the thread pool that runs parallel loops) registers its functions.
-  llvm::StringMap<void *> async_symbols;
-  __mlir_execution_engine_init(async_symbols);
-  for (const auto &entry : async_symbols)
-    symbols[(*jit)->mangleAndIntern(entry.first())] = {
-        llvm::orc::ExecutorAddr::fromPtr(entry.second), llvm::JITSymbolFlags::Exported};
   llvm::cantFail(lib.define(llvm::orc::absoluteSymbols(std::move(symbols))));
   if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
     throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),

@@ -19,10 +19,7 @@ const std::vector<std::pair<std::string, std::string>> &cpuLoweringStages() {
       // f16/bf16 arithmetic and math run in f32 and round per op, as libstrata's kernels do.
       // expand-strided-metadata makes affine.apply, so lower-affine comes after it.
       {"llvm",
-       "convert-linalg-to-parallel-loops,"
-       "async-parallel-for{async-dispatch num-workers=-1 min-task-size=16384},"
-       "async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,"
-       "convert-async-to-llvm,"
+       "convert-linalg-to-loops,"
        "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
        "canonicalize,arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
        "math-extend-to-supported-types,strata-approximate-math,arith-expand,convert-math-to-llvm,convert-math-to-libm,"

@@ -176,7 +176,9 @@ Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, bool isSum
     return arith::ConstantOp::create(
         b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/isMax)));
   unsigned w = t.getIntOrFloatBitWidth();
-  // Bool and unsigned: 0 is the lowest value; i1 is bool (false < true).
+  // Bool and unsigned: 0 is the lowest value; i1 is bool (false < true), as emitMax/emitMin
+  // compare it.
+  uns = uns || t.isInteger(1);
   APInt v = uns ? (isMax ? APInt::getMinValue(w) : APInt::getMaxValue(w))
                 : (isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w));
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
@@ -1521,6 +1523,27 @@ template <typename... OpTys> void addElementwise(RewritePatternSet &patterns, ML
   patterns.add<ElementwiseToGeneric<OpTys>...>(ctx);
 }
 
+/// Any primitive op whose results all have zero elements => tensor.empty: there is nothing to
+/// compute, and the tensor ops' verifiers reject some zero-size slices (an offset equal to a
+/// zero-size dimension) that the primitive rules allow.
+struct ZeroSizeToEmpty : RewritePattern {
+  explicit ZeroSizeToEmpty(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<st::PrimitiveOpInterface>(op) || op->getNumResults() == 0)
+      return failure();
+    SmallVector<Value> empties;
+    for (Value r : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(r.getType());
+      if (!t || !t.hasStaticShape() || t.getNumElements() != 0)
+        return failure();
+      empties.push_back(makeInit(rewriter, op->getLoc(), t));
+    }
+    rewriter.replaceOp(op, empties);
+    return success();
+  }
+};
+
 struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -1533,7 +1556,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
                    st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp,
                    st::EqOp, st::NeOp, st::LtOp, st::LeOp, st::GtOp, st::GeOp, st::SelectOp,
                    st::ClampOp, st::ConvertElementTypeOp, st::BitcastConvertTypeOp>(patterns, ctx);
-    patterns.add<Threefry2x32ToGeneric>(ctx);
+    patterns.add<ZeroSizeToEmpty, Threefry2x32ToGeneric>(ctx);
     patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
                  BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,
                  RevToGeneric, SliceToTensor, PadToTensor, ConcatenateToTensor,

@@ -587,3 +587,32 @@ func.func @left_in_place(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = strata.exp %x : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// An op whose result has no elements becomes tensor.empty (a zero-size slice whose offset equals
+// a zero-size dimension is valid for the primitive but not for tensor.extract_slice).
+// CHECK-LABEL: func.func @zero_size_slice
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<0x0x1xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @zero_size_slice(%x: tensor<0x1x1xf32>) -> tensor<0x0x1xf32> {
+  %0 = strata.slice %x, start = [0, 1, 0], limit = [0, 1, 1], strides = [1, 1, 1] : (tensor<0x1x1xf32>) -> tensor<0x0x1xf32>
+  return %0 : tensor<0x0x1xf32>
+}
+
+// -----
+
+// Bool max/min reductions compare false < true: max starts from false, min from true (a signed
+// i1 would start max from true and return true for all-false inputs).
+// CHECK-LABEL: func.func @bool_reductions
+// CHECK: %[[F:.+]] = arith.constant false
+// CHECK: linalg.fill ins(%[[F]] : i1)
+// CHECK: arith.maxui
+// CHECK: %[[T:.+]] = arith.constant true
+// CHECK: linalg.fill ins(%[[T]] : i1)
+// CHECK: arith.minui
+func.func @bool_reductions(%x: tensor<3xi1>) -> (tensor<i1>, tensor<i1>) {
+  %0 = strata.reduce_max %x, axes = [0] : (tensor<3xi1>) -> tensor<i1>
+  %1 = strata.reduce_min %x, axes = [0] : (tensor<3xi1>) -> tensor<i1>
+  return %0, %1 : tensor<i1>, tensor<i1>
+}
