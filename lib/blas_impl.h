@@ -15,9 +15,10 @@ struct GemmArg {
   int64_t batch_stride, row_stride, col_stride;
 };
 
-/// c[i] (m x n) += a[i] (m x k) * b[i] (k x n) for i < batch, on float32 or float64, through
-/// BLIS with libstrata's per-call thread count. Other dtypes throw.
+/// c[i] (m x n) += a[i] (m x k) * b[i] (k x n) for i < batch (c[i] = ... when !accumulate), on
+/// float32 or float64, through BLIS with libstrata's per-call thread count. Other dtypes throw.
 STRATA_EXPORT void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-                                const GemmArg &a, const GemmArg &b, const GemmArg &c);
+                                const GemmArg &a, const GemmArg &b, const GemmArg &c,
+                                bool accumulate = true);
 
 } // namespace strata

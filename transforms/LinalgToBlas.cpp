@@ -29,17 +29,28 @@ std::optional<unsigned> positionOf(AffineMap map, unsigned dim) {
   return std::nullopt;
 }
 
-/// The private declaration of the runtime's gemm: 20 i64 arguments (dtype, batch, m, n, k, then
-/// pointer, offset, batch/row/column strides of a, b and c).
+/// The private declaration of the runtime's gemm: 21 i64 arguments (element bits, batch, m, n,
+/// k, then pointer, offset, batch/row/column strides of a, b and c, then accumulate (1: c += ab,
+/// 0: c = ab)).
 func::FuncOp declareGemm(ModuleOp module, OpBuilder &b) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(kGemmFn))
     return fn;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  SmallVector<Type> args(20, b.getI64Type());
+  SmallVector<Type> args(21, b.getI64Type());
   auto fn = func::FuncOp::create(b, module.getLoc(), kGemmFn, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
+}
+
+/// Whether `op` is a linalg.fill of +0.0 into `buffer` (a fresh zero accumulator).
+bool isZeroFillOf(Operation *op, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  if (!fill || fill.getDpsInits()[0] != buffer)
+    return false;
+  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return f && f.getValue().isPosZero();
 }
 
 struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
@@ -51,9 +62,23 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (!linalg::isaContractionOpInterface(op))
       return rewriter.notifyMatchFailure(op, "not a mul-add contraction");
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
-        dims->batch.size() > 1)
-      return rewriter.notifyMatchFailure(op, "not one m, n and k dimension (and one batch)");
+    if (failed(dims))
+      return rewriter.notifyMatchFailure(op, "no contraction dimensions");
+    // Loop dimensions of extent 1 carry no data (vmap makes them: [b, 1, k] x [k, n]); the
+    // others must be at most one of each kind.
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    auto real = [&](ArrayRef<unsigned> ds) {
+      SmallVector<unsigned> out;
+      for (unsigned d : ds)
+        if (ranges[d] != 1)
+          out.push_back(d);
+      return out;
+    };
+    SmallVector<unsigned> ms = real(dims->m), ns = real(dims->n), ks = real(dims->k),
+                          bs = real(dims->batch);
+    if (llvm::any_of(ranges, ShapedType::isDynamic) || ms.size() > 1 || ns.size() > 1 ||
+        ks.size() > 1 || bs.size() > 1)
+      return rewriter.notifyMatchFailure(op, "more than one m, n, k or batch dimension");
     Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
     Type et = cast<MemRefType>(c.getType()).getElementType();
     if (!et.isF32() && !et.isF64())
@@ -65,13 +90,20 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     for (AffineMap m : maps)
       if (!m.isProjectedPermutation())
         return rewriter.notifyMatchFailure(op, "an operand is not indexed by loop dimensions");
-    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    std::optional<unsigned> batch =
-        dims->batch.empty() ? std::nullopt : std::optional<unsigned>(dims->batch[0]);
-    // Each operand must hold exactly its two matrix dimensions (and the batch one, if any).
-    auto expect = [&](AffineMap map, unsigned r, unsigned col) {
-      return map.getNumResults() == (batch ? 3u : 2u) && positionOf(map, r) &&
-             positionOf(map, col) && (!batch || positionOf(map, *batch));
+    using Dim = std::optional<unsigned>;
+    auto one = [](const SmallVector<unsigned> &v) { return v.empty() ? Dim() : Dim(v[0]); };
+    Dim m = one(ms), n = one(ns), k = one(ks), batch = one(bs);
+    // Each operand holds its own matrix (and batch) dimensions and otherwise only unit ones.
+    auto expect = [&](AffineMap map, Dim r, Dim col) {
+      for (AffineExpr e : map.getResults()) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        if (ranges[d] != 1 && Dim(d) != r && Dim(d) != col && Dim(d) != batch)
+          return false;
+      }
+      for (Dim want : {r, col, batch})
+        if (want && !positionOf(map, *want))
+          return false;
+      return true;
     };
     if (!expect(maps[0], m, k) || !expect(maps[1], k, n) || !expect(maps[2], m, n))
       return rewriter.notifyMatchFailure(op, "an operand has broadcast or extra dimensions");
@@ -80,38 +112,50 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto i64 = [&](Value index) {
       return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), index).getResult();
     };
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 64).getResult();
+    };
+    // c starts as zeros (dot_general's lowering fills it just before): BLAS overwrites it
+    // instead (beta = 0), one pass over the result fewer.
+    Operation *prev = op->getPrevNode();
+    bool overwrite = isZeroFillOf(prev, c);
     SmallVector<Value> args;
-    args.push_back(arith::ConstantIntOp::create(rewriter, loc, et.isF32() ? 32 : 64, 64));
+    args.push_back(constant(et.isF32() ? 32 : 64));
     SmallVector<Value> operandArgs;
-    Value sizes[4]; // batch, m, n, k as index values
     SmallVector<Value, 3> operands = {a, b, c};
     for (auto [idx, v] : llvm::enumerate(operands)) {
       auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, v);
       Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, v);
       AffineMap map = maps[idx];
-      auto stride = [&](std::optional<unsigned> dim) -> Value {
-        if (!dim)
-          return arith::ConstantIntOp::create(rewriter, loc, 0, 64);
+      auto stride = [&](Dim dim) -> Value {
         return i64(meta.getStrides()[*positionOf(map, *dim)]);
       };
-      auto size = [&](unsigned dim) { return meta.getSizes()[*positionOf(map, dim)]; };
-      operandArgs.append({i64(ptr), i64(meta.getOffset()), stride(batch)});
-      unsigned row = idx == 1 ? k : m, col = idx == 0 ? k : n;
-      operandArgs.append({stride(row), stride(col)});
-      if (idx == 2) {
-        sizes[1] = size(m);
-        sizes[2] = size(n);
-        if (batch)
-          sizes[0] = size(*batch);
+      Dim row = idx == 1 ? k : m, col = idx == 0 ? k : n;
+      // A missing (extent 1) dimension gets the stride it would have in a packed matrix, which
+      // BLIS accepts; its index is always 0.
+      Value rs, cs;
+      if (row && col) {
+        rs = stride(row), cs = stride(col);
+      } else if (row) {
+        rs = stride(row);
+        cs = arith::MulIOp::create(rewriter, loc, rs, constant(ranges[*row]));
+      } else if (col) {
+        cs = stride(col);
+        rs = arith::MulIOp::create(rewriter, loc, cs, constant(ranges[*col]));
+      } else {
+        rs = cs = constant(1);
       }
-      if (idx == 0)
-        sizes[3] = size(k);
+      operandArgs.append({i64(ptr), i64(meta.getOffset()), batch ? stride(batch) : constant(0),
+                          rs, cs});
     }
-    args.push_back(batch ? i64(sizes[0]) : arith::ConstantIntOp::create(rewriter, loc, 1, 64));
-    args.append({i64(sizes[1]), i64(sizes[2]), i64(sizes[3])});
+    auto extent = [&](Dim d) { return constant(d ? ranges[*d] : 1); };
+    args.append({extent(batch), extent(m), extent(n), extent(k)});
     args.append(operandArgs);
+    args.push_back(constant(overwrite ? 0 : 1));
     func::FuncOp gemm = declareGemm(op->getParentOfType<ModuleOp>(), rewriter);
     func::CallOp::create(rewriter, loc, gemm, args);
+    if (overwrite)
+      rewriter.eraseOp(prev);
     rewriter.eraseOp(op);
     return success();
   }

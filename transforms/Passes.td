@@ -240,9 +240,15 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     transposed or sliced operand needs no copy. The runtime implements it with BLIS (libstrata's
     `strided_gemm`) and its per-call thread count.
 
-    The call takes 20 i64 values: the element width in bits (32 or 64), batch, m, n, k, then
+    Loop dimensions of extent 1 are ignored (vmap makes them: a `[b, 1, k] x [k, n]`
+    contraction is a batched gemm with m = 1). When the op's accumulator was zero-filled by the
+    op just before it (dot_general's lowering does that), the fill is dropped and the call
+    overwrites c (BLAS beta = 0) instead of accumulating: one pass over the result fewer.
+
+    The call takes 21 i64 values: the element width in bits (32 or 64), batch, m, n, k, then
     for a, b and c: the aligned pointer, the offset, and the batch, row and column strides in
-    elements. Other contractions (integer, mixed types, several k dimensions) stay linalg.
+    elements, then 1 to accumulate into c or 0 to overwrite it. Other contractions (integer,
+    mixed types, several real m, n or k dimensions) stay linalg.
 
     Before => after:
 
@@ -252,7 +258,7 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     %base, %off, %sizes:2, %strides:2 = memref.extract_strided_metadata %a : ...
     %p = memref.extract_aligned_pointer_as_index %a : memref<4x8xf32> -> index
     ... (the same for %b and %c)
-    call @strata_rt_gemm(%c32, %c1, %m, %n, %k, %pa, %offa, %c0, %rsa, %csa, ...) : (i64, ...) -> ()
+    call @strata_rt_gemm(%c32, %c1, %m, %n, %k, %pa, %offa, %c0, %rsa, %csa, ..., %c1) : (i64, ...) -> ()
     ```
   }];
   let dependentDialects = [

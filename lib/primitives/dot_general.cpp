@@ -271,20 +271,20 @@ int gemm_threads(int64_t m, int64_t n, int64_t k) {
 /// BLIS's typed gemm with general strides: c += a * b.
 template <class T>
 void gemm_general(int threads, int64_t m, int64_t n, int64_t k, const GemmArg &a,
-                  const GemmArg &b, const GemmArg &c, int64_t i) {
+                  const GemmArg &b, const GemmArg &c, int64_t i, bool accumulate) {
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(threads, &rntm);
-  T one = 1;
+  T one = 1, beta = accumulate ? 1 : 0;
   T *pa = static_cast<T *>(a.data) + i * a.batch_stride;
   T *pb = static_cast<T *>(b.data) + i * b.batch_stride;
   T *pc = static_cast<T *>(c.data) + i * c.batch_stride;
   if constexpr (std::is_same_v<T, float>)
     bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
-                 a.col_stride, pb, b.row_stride, b.col_stride, &one, pc, c.row_stride,
+                 a.col_stride, pb, b.row_stride, b.col_stride, &beta, pc, c.row_stride,
                  c.col_stride, nullptr, &rntm);
   else
     bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
-                 a.col_stride, pb, b.row_stride, b.col_stride, &one, pc, c.row_stride,
+                 a.col_stride, pb, b.row_stride, b.col_stride, &beta, pc, c.row_stride,
                  c.col_stride, nullptr, &rntm);
 }
 
@@ -578,15 +578,15 @@ Array dot_general(const Array &lhs, const Array &rhs, const DotDimensionNumbers 
 
 namespace strata {
 void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const GemmArg &a,
-                  const GemmArg &b, const GemmArg &c) {
+                  const GemmArg &b, const GemmArg &c, bool accumulate) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   int threads = gemm_threads(m, n, k);
   for (int64_t i = 0; i < batch; ++i) {
     if (dtype == DType::Float32)
-      gemm_general<float>(threads, m, n, k, a, b, c, i);
+      gemm_general<float>(threads, m, n, k, a, b, c, i, accumulate);
     else if (dtype == DType::Float64)
-      gemm_general<double>(threads, m, n, k, a, b, c, i);
+      gemm_general<double>(threads, m, n, k, a, b, c, i, accumulate);
     else
       fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
   }

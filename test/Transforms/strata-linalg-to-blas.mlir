@@ -3,7 +3,7 @@
 // RUN: strata-opt %s -strata-linalg-to-blas -split-input-file | FileCheck %s
 
 // A plain matmul: one call, f32 (32 bits), batch 1, and the declaration is added once.
-// CHECK-LABEL: func.func private @strata_rt_gemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func private @strata_rt_gemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @matmul
 // CHECK-DAG: %[[BITS:.+]] = arith.constant 32 : i64
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
@@ -18,7 +18,8 @@ func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32
 
 // A transposed operand (a generic whose maps read b as [n, k]) needs no copy: b's row (k)
 // stride is 1 and its column (n) stride 8, read from its layout. Arguments: 64 bits, batch 1,
-// m 4, n 16, k 8, then a (ptr, offset, batch/row/col strides 0, 8, 1), b (0, 1, 8), c (0, 16, 1).
+// m 4, n 16, k 8, then a (ptr, offset, batch/row/col strides 0, 8, 1), b (0, 1, 8), c (0, 16, 1),
+// then 1: accumulate into c (nothing zero-filled it just before).
 // CHECK-LABEL: func.func @transposed_rhs
 // CHECK-DAG: %[[C64:.+]] = arith.constant 64 : i64
 // CHECK-DAG: %[[C16:.+]] = arith.constant 16 : i64
@@ -26,7 +27,7 @@ func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
 // CHECK-DAG: %[[C1:.+]] = arith.constant 1 : i64
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : i64
-// CHECK: call @strata_rt_gemm(%[[C64]], %[[C1]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C8]], %[[C1]], %{{.+}}, %[[C0]], %[[C0]], %[[C1]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C16]], %[[C1]])
+// CHECK: call @strata_rt_gemm(%[[C64]], %[[C1]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C8]], %[[C1]], %{{.+}}, %[[C0]], %[[C0]], %[[C1]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C16]], %[[C1]], %[[C1]])
 // CHECK-NOT: linalg.generic
 #lhs = affine_map<(m, n, k) -> (m, k)>
 #rhs = affine_map<(m, n, k) -> (n, k)>
@@ -69,4 +70,49 @@ func.func @not_blas(%a: memref<4x8xi32>, %b: memref<8x16xi32>, %c: memref<4x16xi
   %r = linalg.matmul ins(%ta, %tb : tensor<4x8xf32>, tensor<8x16xf32>)
                      outs(%tc : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// vmap's unit dimension ([b, 1, k] x [k, n]) is ignored: b has no batch dimension, so this is
+// one gemm with m = 128, n 16, k 8 (batch 1). The zero fill of c just before is dropped and the
+// call overwrites c (last argument 0).
+// CHECK-LABEL: func.func @unit_dim_and_zero_fill
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C128:.+]] = arith.constant 128 : i64
+// CHECK-NOT: linalg.fill
+// CHECK: call @strata_rt_gemm(%{{.+}}, %[[C1]], %[[C128]], %[[C16]], %[[C8]], {{.*}}, %[[C0]])
+#a3 = affine_map<(b, u, n, k) -> (b, u, k)>
+#b3 = affine_map<(b, u, n, k) -> (k, n)>
+#c3 = affine_map<(b, u, n, k) -> (b, u, n)>
+func.func @unit_dim_and_zero_fill(%a: memref<128x1x8xf32>, %w: memref<8x16xf32>,
+                                  %c: memref<128x1x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x1x16xf32>)
+  linalg.generic {indexing_maps = [#a3, #b3, #c3],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<128x1x8xf32>, memref<8x16xf32>) outs(%c : memref<128x1x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A fill of another value (or of another buffer) is kept, and the call accumulates.
+// CHECK-LABEL: func.func @nonzero_fill_kept
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK-DAG: linalg.fill
+// CHECK: call @strata_rt_gemm({{.*}}, %[[ONE]])
+func.func @nonzero_fill_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
 }
