@@ -37,9 +37,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "blas_impl.h"
+#include <omp.h>
 #include "strata/error.h"
 
 namespace strata::rt {
@@ -63,6 +65,10 @@ mlir::MLIRContext &jit_context() {
     mlir::registerAllExtensions(registry);
     mlir::registerBuiltinDialectTranslation(registry);
     mlir::registerLLVMDialectTranslation(registry);
+    mlir::registerOpenMPDialectTranslation(registry);
+    // Parallel loops run on libomp's team; its workers sleep as soon as a loop ends instead of
+    // spinning for 200 ms, which would take the cores from BLIS's threads and libstrata's pool.
+    kmp_set_blocktime(0);
     auto *c = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
     c->loadDialect<mlir::strata::StrataDialect>();
     c->loadAllAvailableDialects();

@@ -19,12 +19,12 @@ const std::vector<std::pair<std::string, std::string>> &cpuLoweringStages() {
       // f16/bf16 arithmetic and math run in f32 and round per op, as libstrata's kernels do.
       // expand-strided-metadata makes affine.apply, so lower-affine comes after it.
       {"llvm",
-       "convert-linalg-to-loops,"
+       "strata-parallelize-loops,convert-scf-to-openmp,"
        "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
        "canonicalize,arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
        "math-extend-to-supported-types,strata-approximate-math,arith-expand,convert-math-to-llvm,convert-math-to-libm,"
        "finalize-memref-to-llvm,convert-arith-to-llvm,"
-       "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"},
+       "convert-openmp-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"},
   };
   return stages;
 }

@@ -293,4 +293,35 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
   ];
 }
 
+def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
+  let summary = "Lowers linalg ops on buffers to loops: scf.parallel for large ones only.";
+  let description = [{
+    Replaces each linalg op with pure buffer semantics by its loop nest. When its first loop
+    is parallel and the whole nest has at least `min-iterations` iterations, the parallel
+    loops become `scf.parallel` (which `convert-scf-to-openmp` turns into an OpenMP
+    work-sharing loop over the cores); otherwise the nest is plain `scf.for`. Upstream's
+    `convert-linalg-to-parallel-loops` makes every op parallel, and each parallel loop costs a
+    fork at run time and outlined code: small loops are cheaper serial.
+
+    Before => after (min-iterations=1024):
+
+    ```mlir
+    linalg.generic ... ins(%a : memref<4096xf32>) outs(%b : memref<4096xf32>)  // large
+    linalg.generic ... ins(%c : memref<8xf32>) outs(%d : memref<8xf32>)        // small
+    // =>
+    scf.parallel (%i) = (%c0) to (%c4096) step (%c1) { ... }
+    scf.for %j = %c0 to %c8 step %c1 { ... }
+    ```
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"262144",
+           "Iterations of a loop nest from which it runs in parallel">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // STRATA_PASSES_TD

@@ -9,3 +9,6 @@
 // CHECK-DAG: --strata-optimize-fused
 // CHECK-DAG: --strata-layout
 // CHECK-DAG: --strata-lower-to-cpu{{ }}
+// CHECK-DAG: --strata-linalg-to-blas
+// CHECK-DAG: --strata-approximate-math
+// CHECK-DAG: --strata-parallelize-loops
