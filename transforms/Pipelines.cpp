@@ -29,8 +29,8 @@ void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createStrataLowerToLinalg());
 }
 
-/// `strata-optimize-fused`: strata-optimize, then strata-fuse. Kept apart from
-/// strata-optimize because strata-lower-to-linalg does not lower strata.fusion yet.
+/// `strata-optimize-fused`: strata-optimize, then strata-fuse; the first stage of jit's
+/// strata-lower-to-cpu. strata-optimize stays unfused so that its output reads op by op.
 void buildStrataOptimizeFusedPipeline(OpPassManager &pm) {
   buildStrataOptimizePipeline(pm);
   pm.addPass(createStrataFuse());
