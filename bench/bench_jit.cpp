@@ -2,7 +2,6 @@
 // elementwise chain against the copy bandwidth, and the MLP train step itself. Prints one JSON
 // record per line; the numpy and PyTorch peers come from bench/peers_*.py in the same run.
 #include <chrono>
-#include <map>
 #include <cmath>
 #include <thread>
 
@@ -106,30 +105,6 @@ void bench_mlp(const std::string &filter) {
   }
 }
 
-// Per-example gradients of the 784-256-10 MLP at batch 128: jit(vmap(grad)) against the same
-// eagerly (the functorch peer is paired in by scripts/bench).
-void bench_per_example() {
-  using Params = std::map<std::string, Array>;
-  Params p{{"w1", random::normal(random::key(1), {784, 256}) * 0.05f},
-           {"b1", zeros({256})},
-           {"w2", random::normal(random::key(2), {256, 10}) * 0.05f},
-           {"b2", zeros({10})}};
-  Array x = random::normal(random::key(3), {128, 784});
-  Array y = random::randint(random::key(4), {128}, 0, 10);
-  auto loss = [](const Params &p, const Array &x, const Array &y) {
-    Array h = nn::relu(matmul(x, p.at("w1")) + p.at("b1"));
-    Array logits = matmul(h, p.at("w2")) + p.at("b2");
-    return -sum(nn::one_hot(y, 10) * nn::log_softmax(logits));
-  };
-  auto vg = vmap(grad(loss), {kNotBatched, 0, 0});
-  auto jvg = jit(vg);
-  jvg(p, x, y);
-  double t = time_per_call([&] { Params r = jvg(p, x, y); }, 5);
-  double te = time_per_call([&] { Params r = vg(p, x, y); }, 3);
-  record("jit_per_example_grad_mlp784", "ms", t * 1e3, "Strata eager vmap(grad) (same run)",
-         te * 1e3, "lower");
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -139,6 +114,4 @@ int main(int argc, char **argv) {
   if (selected("jit_chain6", filter))
     bench_chain();
   bench_mlp(filter);
-  if (selected("jit_per_example_grad", filter))
-    bench_per_example();
 }

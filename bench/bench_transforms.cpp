@@ -1,9 +1,10 @@
 // Transform benchmarks: per-example gradients of a 784-256-10 MLP at batch 128, by
-// vmap(grad) against a loop of grad over the examples (eager, CPU). Prints JSON records; the
+// vmap(grad) against a loop of grad over the examples (eager, CPU), and jit(vmap(grad)). Prints JSON records; the
 // PyTorch peers are measured by bench/peers_torch.py in the same scripts/bench run.
 #include <map>
 
 #include "bench_util.h"
+#include "strata/jit.h"
 #include "strata/strata.h"
 #include "strata/transforms.h"
 
@@ -37,4 +38,10 @@ int main(int argc, char **argv) {
       1, 5);
   record("per_example_grad_mlp784_vmap_vs_loop", "ms", t_vmap * 1e3,
          "strata loop of grad (same run)", t_loop * 1e3, "lower", "\"target\": 0.2");
+  // The same under jit (the functorch peer is paired in by scripts/bench).
+  auto jvg = jit(vg);
+  jvg(p, x, y);
+  double t_jit = time_per_call([&] { Params r = jvg(p, x, y); }, 5);
+  record("jit_per_example_grad_mlp784", "ms", t_jit * 1e3, "Strata eager vmap(grad) (same run)",
+         t_vmap * 1e3, "lower");
 }

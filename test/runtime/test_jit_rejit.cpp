@@ -1,31 +1,11 @@
 // vmap, jvp and grad of a jitted function are compiled and cached: values against the same
 // transforms of the plain function (and per-example loops, jvp of grad), cache hits on repeats.
-#include "strata/jit.h"
-#include "test_util.h"
+#include "jit_test_util.h"
 
 using namespace strata;
 using namespace strata::testutil;
 
 namespace {
-
-Array loss(const Array &w, const Array &x) {
-  Array h = tanh(matmul(x, w));
-  return sum(h * h) / 7.0;
-}
-
-Array weights() {
-  return make({0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.05, 0.7, -0.15, 0.25, 0.35, -0.45}, {4, 3},
-              float32);
-}
-Array batch() {
-  return make({1, 2, 3, 4, -1, 0.5, 0.25, 2, 0, 1, -2, 3, 0.1, 0.2, 0.3, 0.4, 2, -1, 0, 1},
-              {5, 4}, float32);
-}
-
-void expect_close(const Array &got, const Array &want, double tol = 2e-5) {
-  ASSERT_EQ(got.type_str(), want.type_str());
-  expect_array(got, values(want), want.shape(), want.dtype(), tol);
-}
 
 // Counter changes over a span of calls, of one jitted function (its transforms included).
 struct Delta {
