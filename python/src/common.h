@@ -1,0 +1,71 @@
+// Shared pieces of the Python bindings: dtype and value conversion, Python callables as FlatFns,
+// and the per-module init functions that module.cpp calls.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "strata/strata.h"
+#include "strata/transforms.h"
+
+namespace py = pybind11;
+
+namespace strata::python {
+
+/// The numpy dtype object for `t` (bfloat16: ml_dtypes' dtype when importable, else the
+/// `strata.bfloat16` stand-in registered by the package).
+py::object numpy_dtype(DType t);
+/// Parses a dtype-like: np.dtype, numpy scalar type, Python type (float -> f32, int -> i32,
+/// bool), a name ("float32", "f32", "bfloat16") or the bfloat16 stand-in.
+DType dtype_from_py(py::handle obj);
+/// Registers the object that stands for bfloat16 (strata/_dtypes.py).
+void set_bfloat16_object(py::object obj);
+
+/// A value as an Array: Arrays pass through; Python scalars become weakly typed (a float is
+/// stored in `like`'s float type when `like` is floating, as in `f64_array * 0.1`); numpy
+/// arrays and scalars are copied with their dtype; lists and tuples go through numpy with JAX's
+/// default types (f32, i32) unless they hold Arrays, which are stacked.
+Array to_array(py::handle obj, const Array *like = nullptr);
+/// to_array with an optional dtype conversion (numpy's asarray).
+Array asarray(py::handle obj, std::optional<DType> dtype);
+/// Two operands of a binary op, each scalar typed after the other one.
+std::pair<Array, Array> to_arrays(py::handle x, py::handle y);
+/// Python None, an int or a sequence of ints as Axes.
+Axes to_axes(py::handle obj);
+/// A Python sequence of ints as a Shape (a single int is a 1-d shape).
+Shape to_shape(py::handle obj);
+std::optional<DType> optional_dtype(py::handle obj);
+/// An integer-like (int, numpy integer, concrete integer Array) as int64 (operator.index).
+inline int64_t index_of(py::handle h) {
+  auto o = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!o)
+    throw py::error_already_set();
+  return o.cast<int64_t>();
+}
+
+/// A Python object that may be released from C++ code without the GIL held, or after the
+/// interpreter is gone (a cached executable outliving the interpreter keeps it: then it leaks).
+std::shared_ptr<py::object> hold(py::object obj);
+/// f(list of Arrays) -> sequence of array-likes, as a FlatFn. Python exceptions propagate as
+/// pybind11::error_already_set through the C++ frames (trace levels unwind by RAII).
+FlatFn flat_fn(py::object f);
+/// The same for two-list functions (custom_jvp rules, custom_vjp bwd).
+std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)>
+flat_fn2(py::object f);
+std::vector<Array> to_array_list(py::handle seq);
+
+void init_array(py::module_ &m);
+void init_numpy(py::module_ &m);
+void init_nn(py::module_ &m);
+void init_random(py::module_ &m);
+void init_lax(py::module_ &m);
+void init_transforms(py::module_ &m);
+void init_jit(py::module_ &m);
+
+} // namespace strata::python

@@ -1,0 +1,14 @@
+"""Shared helpers of the Python tests: finite-difference oracles and tolerances."""
+
+import numpy as np
+
+
+def numerical_grad(f, x, eps=1e-6):
+    """Central finite differences of a scalar numpy function f at float64 x."""
+    x = np.asarray(x, dtype=np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
