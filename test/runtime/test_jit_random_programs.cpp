@@ -1,0 +1,256 @@
+// Differential fuzzing of the compiler: random well-typed programs of Strata ops (random_program.h)
+// compiled by jit against the eager reference kernels, for STRATA_FUZZ_SECONDS (default 8 s);
+// plus one regression test per bug the fuzzer found.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "random_program.h"
+#include "strata/jit.h"
+
+using namespace strata;
+using namespace strata::testutil;
+
+namespace {
+
+struct Outcome {
+  enum Kind { Ok, Skipped, Mismatch, JitError } kind = Ok;
+  std::string detail;
+  int output = -1; // the first output that differs
+};
+
+/// tols: per output, the float tolerance (default: by the output's dtype).
+Outcome compare(const std::vector<Array> &got, const std::vector<Array> &want,
+                const std::vector<double> &tols = {}) {
+  if (got.size() != want.size())
+    return {Outcome::Mismatch, "jit gave " + std::to_string(got.size()) + " outputs, eager " +
+                                   std::to_string(want.size())};
+  for (size_t o = 0; o < want.size(); ++o) {
+    const Array &g = got[o], &w = want[o];
+    std::string where = "output " + std::to_string(o) + ": ";
+    if (g.type_str() != w.type_str() || g.weak_type() != w.weak_type())
+      return {Outcome::Mismatch,
+              where + "jit " + g.type_str() + (g.weak_type() ? " weak" : "") + ", eager " +
+                  w.type_str() + (w.weak_type() ? " weak" : ""),
+              static_cast<int>(o)};
+    std::vector<double> gv = values(g), wv = values(w);
+    bool fl = is_floating(w.dtype());
+    double tol = o < tols.size() ? std::max(tols[o], fuzz::float_tolerance(w.dtype()))
+                                 : fuzz::float_tolerance(w.dtype());
+    for (size_t i = 0; i < wv.size(); ++i) {
+      bool ok;
+      if (fl && std::isnan(wv[i]))
+        ok = std::isnan(gv[i]);
+      else if (!fl || std::isinf(wv[i]))
+        ok = gv[i] == wv[i];
+      else
+        ok = std::fabs(gv[i] - wv[i]) <= tol * (1 + std::fabs(wv[i]));
+      if (!ok) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s at flat index %zu: jit %.17g, eager %.17g",
+                      w.type_str().c_str(), i, gv[i], wv[i]);
+        return {Outcome::Mismatch, where + buf, static_cast<int>(o)};
+      }
+    }
+  }
+  return {};
+}
+
+Outcome check(const fuzz::Program &p) {
+  std::vector<Array> want;
+  try {
+    want = p.run(p.inputs);
+  } catch (const Error &e) {
+    return {Outcome::Skipped, e.what()};
+  }
+  std::vector<Array> got;
+  try {
+    JitFunction jf(JitOptions{{}, "fuzz" + std::to_string(p.seed)});
+    TraceFn trace = [&p](const std::vector<Array> &x, std::shared_ptr<void> &) { return p.run(x); };
+    got = jf.call(trace, p.inputs, "").first;
+  } catch (const std::exception &e) {
+    return {Outcome::JitError, std::string("jit raised: ") + e.what()};
+  }
+  std::vector<double> tols;
+  for (int o : p.outputs)
+    tols.push_back(p.tol[static_cast<size_t>(o)]);
+  return compare(got, want, tols);
+}
+
+/// The failure report: the outcome and the program pruned to the failing output.
+std::string report(const fuzz::Program &p, const Outcome &o) {
+  fuzz::Program q = p;
+  if (o.output >= 0) {
+    fuzz::Program one = p.keep_outputs({p.outputs[static_cast<size_t>(o.output)]});
+    Outcome o2 = check(one);
+    if (o2.kind == o.kind) // the failure survives pruning: show the smaller program
+      q = one;
+  }
+  return "seed " + std::to_string(p.seed) + ": " + o.detail + "\n" + q.listing();
+}
+
+Outcome check_seed(uint64_t seed) { return check(fuzz::Generator(seed).build()); }
+
+double env_double(const char *name, double dflt) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::atof(v) : dflt;
+}
+
+TEST(JitRandomPrograms, GeneratorIsDeterministicAndEagerValid) {
+  int skipped = 0;
+  for (uint64_t s = 1; s <= 40; ++s) {
+    fuzz::Program a = fuzz::Generator(s).build(), b = fuzz::Generator(s).build();
+    EXPECT_EQ(a.listing(), b.listing());
+    try {
+      a.run(a.inputs);
+    } catch (const Error &) {
+      ++skipped;
+    }
+  }
+  EXPECT_EQ(skipped, 0) << "programs are built from eagerly checked steps";
+}
+
+// Random seeds for a bounded time. STRATA_FUZZ_SEED sets the first seed (default 1, so a run
+// is reproducible); STRATA_FUZZ_SECONDS the time; STRATA_FUZZ_VERBOSE=1 prints each program
+// before compiling it (to find a seed that crashes the process).
+TEST(JitRandomPrograms, MatchEagerForABoundedTime) {
+  double seconds = env_double("STRATA_FUZZ_SECONDS", 8);
+  auto seed = static_cast<uint64_t>(env_double("STRATA_FUZZ_SEED", 1));
+  bool verbose = env_double("STRATA_FUZZ_VERBOSE", 0) != 0;
+  auto t0 = std::chrono::steady_clock::now();
+  int ran = 0, skipped = 0, failed = 0;
+  std::map<std::string, int> ops;
+  for (;; ++seed) {
+    double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (used >= seconds || failed >= 20)
+      break;
+    fuzz::Generator g(seed);
+    fuzz::Program p = g.build();
+    for (auto &[k, n] : g.op_counts())
+      ops[k] += n;
+    if (verbose)
+      std::fprintf(stderr, "%s", p.listing().c_str());
+    Outcome o = check(p);
+    ++ran;
+    if (o.kind == Outcome::Skipped)
+      ++skipped;
+    if (o.kind == Outcome::Mismatch || o.kind == Outcome::JitError) {
+      ++failed;
+      ADD_FAILURE() << report(p, o);
+    }
+  }
+  std::string cover;
+  for (auto &[k, n] : ops)
+    cover += " " + k + ":" + std::to_string(n);
+  std::printf("[fuzz] %d programs (seeds up to %llu), %d skipped, %d failed; ops:%s\n", ran,
+              static_cast<unsigned long long>(seed), skipped, failed, cover.c_str());
+}
+
+// ---- Regressions: the bugs the fuzzer found, as minimal programs -------------------------------
+// Each is DISABLED_ while the bug is open (the generator steers around it: fuzz::KnownBugs);
+// enable the test and clear the flag when fixing. Seeds refer to this version of the generator.
+
+void expect_jit_matches_eager(const FlatFn &f, const std::vector<Array> &in) {
+  std::vector<Array> want = f(in);
+  JitFunction jf(JitOptions{{}, "regression"});
+  TraceFn trace = [&f](const std::vector<Array> &x, std::shared_ptr<void> &) { return f(x); };
+  std::vector<Array> got = jf.call(trace, in, "").first;
+  Outcome o = compare(got, want);
+  EXPECT_EQ(o.kind, Outcome::Ok) << o.detail;
+}
+
+// Seeds 163, 280, 338, 429, 454, 504, 507, 528, 651 (all, any, min/max/cummax/cummin over bool):
+// jit gives max(all false) = true and min(all true) = false, as if the reductions of i1 started
+// from the signed extremes (true is -1 as a signed i1). Minimal: max(bool[3]{0,0,0}).
+TEST(JitRandomProgramsRegression, DISABLED_BoolReductionsStartFromTheRightValue) {
+  Array f3 = make({0, 0, 0}, {3}, bool_), t3 = make({1, 1, 1}, {3}, bool_);
+  auto one = [](std::function<Array(const Array &)> g) {
+    return [g](const std::vector<Array> &v) { return std::vector<Array>{g(v[0])}; };
+  };
+  expect_jit_matches_eager(one([](const Array &x) { return strata::max(x); }), {f3});
+  expect_jit_matches_eager(one([](const Array &x) { return any(x); }), {f3});
+  expect_jit_matches_eager(one([](const Array &x) { return lax::reduce_max(x, {0}); }), {f3});
+  expect_jit_matches_eager(one([](const Array &x) { return lax::cummax(x, 0); }), {f3});
+  expect_jit_matches_eager(one([](const Array &x) { return strata::min(x); }), {t3});
+  expect_jit_matches_eager(one([](const Array &x) { return all(x); }), {t3});
+  expect_jit_matches_eager(one([](const Array &x) { return lax::cummin(x, 0); }), {t3});
+  // all() of a float array reduces its bool conversion (seed 429)
+  expect_jit_matches_eager(one([](const Array &x) { return all(x); }),
+                           {make({1.5, -2, 3}, {3}, float32)});
+}
+
+// Seeds 109, 115, 429, 628, 748, 3818: f32 (and f16) atan2(0, 0) and atan2(+-inf, +-inf) are
+// NaN under jit; eager, numpy and JAX give 0 (+-pi for a -0 x) and +-pi/4, +-3pi/4. f64 is
+// right. Minimal: arctan2(x, x) for x = f32[2]{0, 0}.
+TEST(JitRandomProgramsRegression, DISABLED_Atan2OfZerosAndInfinities) {
+  auto f = [](const std::vector<Array> &v) { return std::vector<Array>{arctan2(v[0], v[1])}; };
+  Array z = make({0, 0, -0.0, 1}, {4}, float32), w = make({0, -0.0, -0.0, 0}, {4}, float32);
+  expect_jit_matches_eager(f, {z, w});
+  expect_jit_matches_eager(f, {astype(z, float16), astype(w, float16)});
+  expect_jit_matches_eager(f, {make({-INFINITY, INFINITY, 1, -INFINITY}, {4}, float32),
+                               make({INFINITY, INFINITY, INFINITY, -INFINITY}, {4}, float32)});
+}
+
+// Seed 7331: a bf16 matmul accumulates in bf16 under jit (eager, like XLA on CPU, accumulates
+// in f32 and rounds once): the dot of 300 bf16 ones is 256 under jit (256 + 1 rounds back to
+// 256 in bf16), 300 eager. sum() of bf16 and f16 matmul are fine. Not avoided by the generator
+// (rare: it needs long contractions).
+TEST(JitRandomProgramsRegression, DISABLED_Bf16MatmulAccumulatesInF32) {
+  expect_jit_matches_eager(
+      [](const std::vector<Array> &v) { return std::vector<Array>{matmul(v[0], v[0])}; },
+      {astype(ones({300}), bfloat16)});
+}
+
+// Seed 51: power with integer operands, e.g. power(i32[5], weak 1), never finishes compiling
+// (strata-lower-to-linalg's greedy rewrite loops). Float power and lax.integer_pow are fine.
+// Minimal: power(x, 2) for x = i32[5]. This test hangs until fixed.
+TEST(JitRandomProgramsRegression, DISABLED_IntegerPowerCompiles) {
+  Array x = make({1, 2, 3, -4, 0}, {5}, int32);
+  expect_jit_matches_eager(
+      [](const std::vector<Array> &v) { return std::vector<Array>{power(v[0], as_weak(2))}; }, {x});
+  expect_jit_matches_eager(
+      [](const std::vector<Array> &v) { return std::vector<Array>{power(v[0], flip(v[0]))}; },
+      {make({1, 2, 3, 0, 2}, {5}, int32)});
+}
+
+// Seeds 13, 27, 38 (outputs v6 and v3 of one slice expression, twice): two outputs that are
+// separately computed but equal (CSE merges them) crash compilation with SIGSEGV in
+// bufferization's promoteBufferResultsToOutParams. One value returned twice is fine.
+// Minimal: {x * 2, x * 2}. This test crashes the process until fixed.
+TEST(JitRandomProgramsRegression, DISABLED_TwoEqualComputedOutputs) {
+  Array x = make({1, 2}, {2}, float32);
+  expect_jit_matches_eager(
+      [](const std::vector<Array> &v) {
+        return std::vector<Array>{v[0] * 2.0f, v[0] * 2.0f};
+      },
+      {x});
+}
+
+// Seed 1847: cumsum along a trailing size-1 dim of an array with other dims > 1 fails to
+// compile ("slice along dimension 2 runs out-of-bounds: 2 >= 1", in canonicalize after
+// strata-lower-to-linalg). Minimal: cumsum(x, 2) for x = f32[1,3,1]; f16 alike. The generator
+// does not avoid this one (it is rare).
+TEST(JitRandomProgramsRegression, DISABLED_CumsumAlongTrailingSizeOneDim) {
+  auto f = [](const std::vector<Array> &v) { return std::vector<Array>{cumsum(v[0], 2)}; };
+  expect_jit_matches_eager(f, {make({1, 2, 3}, {1, 3, 1}, float32)});
+  expect_jit_matches_eager(f, {make({1, 2, 3}, {1, 3, 1}, float16)});
+}
+
+// Seed 852: a stop_gradient value used both as a concatenate operand and inside another
+// operand of the same concatenate crashes strata-lower-to-linalg (SIGSEGV in
+// RewriterBase::replaceAllUsesWith from replaceOp). Minimal: s = stop_gradient(x);
+// concatenate([s, s * 2], 0). One use (concatenate([stop_gradient(x), x * 2])) is fine. The
+// generator does not avoid this one (rare). This test crashes the process until fixed.
+TEST(JitRandomProgramsRegression, DISABLED_ConcatenateOfStopGradientUsedTwice) {
+  expect_jit_matches_eager(
+      [](const std::vector<Array> &v) {
+        Array s = lax::stop_gradient(v[0]);
+        return std::vector<Array>{concatenate({s, s * 2.0f}, 0)};
+      },
+      {make({1, 2, 3}, {1, 3}, float32)});
+}
+
+} // namespace
