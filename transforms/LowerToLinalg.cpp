@@ -1255,14 +1255,17 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
     bool uns = elem.isUnsignedInteger();
     Type sl = signlessOf(elem);
     Type accElem = (isSum || isProd) && isa<FloatType>(elem) ? rewriter.getF64Type() : sl;
-    SmallVector<int64_t> restShape = dropDim(type.getShape(), axis);
+    // One step's slice keeps the axis as a unit dimension: a rank-reducing slice is ambiguous
+    // when other dimensions have size 1 too (the canonicalizer then picks the wrong one).
+    SmallVector<int64_t> restShape(type.getShape());
+    restShape[axis] = 1;
     auto accType = RankedTensorType::get(restShape, accElem);
     auto sliceType = RankedTensorType::get(restShape, elem);
     Value acc0 = makeInit(rewriter, loc, accType,
                           reductionIdentity(rewriter, loc, accElem, uns, isSum, isProd, isMax));
     bool reverse = op.getReverse();
     Value x = op.getOperand();
-    int64_t restRank = rank - 1;
+    int64_t restRank = rank;
     auto loop = scf::ForOp::create(
         rewriter, loc, indexConst(rewriter, loc, 0), indexConst(rewriter, loc, n),
         indexConst(rewriter, loc, 1), ValueRange{makeInit(rewriter, loc, type), acc0},
@@ -1406,12 +1409,30 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
     auto lhsType = tensorOf(op.getLhs());
     auto rhsType = tensorOf(op.getRhs());
     auto outType = tensorOf(op.getResult());
+    // f16/bf16 products accumulate in f32 and round once at the end, as libstrata's kernel.
+    RankedTensorType resultType = outType;
+    bool half = outType.getElementType().isF16() || outType.getElementType().isBF16();
+    if (half)
+      outType = RankedTensorType::get(outType.getShape(), rewriter.getF32Type());
     Type outElem = outType.getElementType();
     Type outSl = signlessOf(outElem);
     Location loc = op.getLoc();
     Value init =
         makeInit(rewriter, loc, outType,
                  fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0), outElem));
+    auto finish = [&](Value acc) {
+      if (!half)
+        return acc;
+      int64_t rank = resultType.getRank();
+      SmallVector<AffineMap> ids(2, AffineMap::getMultiDimIdentityMap(rank, getContext()));
+      return makeGeneric(rewriter, loc, ValueRange{acc}, ValueRange{makeInit(rewriter, loc, resultType)},
+                         ids, parallelIterators(rank),
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           return SmallVector<Value>{arith::TruncFOp::create(
+                               b, l, resultType.getElementType(), args[0])};
+                         })
+          .getResult(0);
+    };
     ArrayRef<int64_t> lb = op.getLhsBatch(), rb = op.getRhsBatch();
     ArrayRef<int64_t> lc = op.getLhsContracting(), rc = op.getRhsContracting();
     Value lhs = op.getLhs(), rhs = op.getRhs();
@@ -1473,7 +1494,7 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
                       Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
                       return SmallVector<Value>{emitAdd(b, l, args[2], emitMul(b, l, x, y))};
                     });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, finish(generic.getResult(0)));
     return success();
   }
 };
@@ -1502,13 +1523,29 @@ LogicalResult fuseAndInlineGroup(st::FusionOp fusion) {
       return fusion.emitError("could not generalize ") << l->getName() << " in the group";
   }
   RewritePatternSet patterns(ctx);
-  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *) { return true; });
+  // A producer fuses into a consumer when the consumer is its only user, or when it only
+  // moves data (a broadcast: its body is a bare yield). Fusing a computing producer with
+  // several users would recompute it in each, and through chains of diamonds (integer power
+  // squares a base that two ops read, 32 times) the recomputation grows exponentially.
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *operand) {
+    Value v = operand->get();
+    Operation *producer = v.getDefiningOp();
+    auto generic = dyn_cast_or_null<linalg::GenericOp>(producer);
+    if (generic && generic.getBody()->getOperations().size() == 1)
+      return true;
+    return llvm::all_of(v.getUsers(), [&](Operation *u) { return u == operand->getOwner(); });
+  });
   if (failed(applyPatternsGreedily(fusion.getRegion(), std::move(patterns))))
     return fusion.emitError("elementwise fusion of the group did not converge");
 
   Block &block = fusion.getBlock();
   Operation *yield = block.getTerminator();
   SmallVector<Value> results(yield->getOperands());
+  // A group may yield one of its arguments (its op lowered to a forward, as stop_gradient
+  // does): that value is the fusion's input, since the block's arguments vanish on inlining.
+  for (Value &r : results)
+    if (auto arg = dyn_cast<BlockArgument>(r); arg && arg.getOwner() == &block)
+      r = fusion.getInputs()[arg.getArgNumber()];
   rewriter.eraseOp(yield);
   rewriter.inlineBlockBefore(&block, fusion, fusion.getInputs());
   rewriter.replaceOp(fusion, results);

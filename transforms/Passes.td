@@ -58,7 +58,10 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     - strata.fusion: the group's ops are lowered, named linalg ops generalized and linalg's
       elementwise fusion applied inside the group only, then the group is inlined: an
       elementwise chain with broadcasts is one `linalg.generic`, and all-parallel producers
-      fuse into the group's reductions (softmax is three loop nests).
+      fuse into the group's reductions. A producer fuses only into its single user (or
+      anywhere when it only moves data, like a broadcast): one with several users is
+      computed once into a buffer, never recomputed per user (softmax is four loop nests:
+      max, exp, sum, normalize).
 
     Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
@@ -272,10 +275,11 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
   let summary = "Replaces f32 transcendental math ops with polynomial approximations.";
   let description = [{
     Rewrites f32 (scalar or vector) `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh`, `erf`,
-    `sin`, `cos`, `atan`, `atan2`, `asin` and `acos` into MLIR's polynomial approximations
+    `sin`, `cos`, `atan`, `asin` and `acos` into MLIR's polynomial approximations
     (arith and math.fma only). They have no libm call in a loop body, so LLVM vectorizes the
     loops that contain them; their error is a few ulp (the jit differential tests bound it
-    against libstrata's libm-based kernels). f64 ops stay exact: they become libm calls. Run it
+    against libstrata's libm-based kernels). f64 ops and atan2 (whose approximation gives NaN
+    at (0, 0) and (inf, inf)) stay exact: they become libm calls. Run it
     after math-extend-to-supported-types, so f16/bf16 math is computed in f32 too.
 
     Before => after:
@@ -322,6 +326,28 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect",
   ];
+}
+
+def StrataUniqueResults : Pass<"strata-unique-results"> {
+  let summary = "Gives every returned tensor its own value (a copy at each repeat).";
+  let description = [{
+    When a function returns the same tensor value at several result positions (the staged
+    function computed `x * 2` twice and CSE merged them), each repeat becomes a
+    `linalg.copy` into a fresh `tensor.empty`, so that one-shot bufferization and
+    buffer-results-to-out-params give every result its own buffer (the latter crashes on a
+    buffer returned twice). Runs on tensors, before bufferization.
+
+    Before => after:
+
+    ```mlir
+    return %0, %0 : tensor<3xf32>, tensor<3xf32>
+    // =>
+    %1 = tensor.empty() : tensor<3xf32>
+    %2 = linalg.copy ins(%0 : tensor<3xf32>) outs(%1 : tensor<3xf32>) -> tensor<3xf32>
+    return %0, %2 : tensor<3xf32>, tensor<3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
 #endif // STRATA_PASSES_TD

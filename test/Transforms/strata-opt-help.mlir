@@ -12,3 +12,4 @@
 // CHECK-DAG: --strata-linalg-to-blas
 // CHECK-DAG: --strata-approximate-math
 // CHECK-DAG: --strata-parallelize-loops
+// CHECK-DAG: --strata-unique-results
