@@ -61,3 +61,37 @@ TEST(Jit, LowerShowsEveryStage) {
 }
 
 } // namespace
+
+#include <thread>
+
+namespace {
+
+// One jitted function called from several threads at once, for two signatures: every result is
+// right, and the counters add up (each signature compiles once or, racing, at most once per
+// thread; every other call hits).
+TEST(Jit, ConcurrentCallsAreSafe) {
+  auto jf = jit([](const Array &x) { return tanh(x) * 2.0 + 1.0; });
+  const int threads = 4, calls = 50;
+  std::vector<std::thread> pool;
+  std::vector<int> bad(threads, 0);
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < calls; ++i) {
+        int64_t n = 1 + (i + t) % 2; // two shapes
+        Array x = full({n}, 0.5f);
+        std::vector<float> y = jf(x).to_vector<float>();
+        for (float v : y)
+          bad[t] += std::fabs(v - (std::tanh(0.5f) * 2.0f + 1.0f)) > 1e-6f;
+      }
+    });
+  for (auto &th : pool)
+    th.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(bad[t], 0) << "thread " << t;
+  JitStats s = jf.stats();
+  EXPECT_EQ(s.hits + s.misses, threads * calls);
+  EXPECT_GE(s.misses, 2);
+  EXPECT_LE(s.misses, 2 * threads);
+}
+
+} // namespace
