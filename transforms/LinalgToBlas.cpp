@@ -53,14 +53,34 @@ bool isZeroFillOf(Operation *op, Value buffer) {
   return f && f.getValue().isPosZero();
 }
 
+/// Whether the op's body is exactly `yield(acc + a * b)` on its block arguments (a, b inputs,
+/// acc the output). isaContractionOpInterface also accepts bodies that transform an input
+/// first (`acc + exp(a) * b`), which a gemm call would silently drop.
+bool isPlainMulAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3)
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield ? yield.getValues()[0].getDefiningOp<arith::AddFOp>() : arith::AddFOp();
+  if (!add)
+    return false;
+  Value acc = body->getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul)
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+}
+
 struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
       return rewriter.notifyMatchFailure(op, "not a two-input contraction on buffers");
-    if (!linalg::isaContractionOpInterface(op))
-      return rewriter.notifyMatchFailure(op, "not a mul-add contraction");
+    if (!linalg::isaContractionOpInterface(op) || !isPlainMulAdd(op))
+      return rewriter.notifyMatchFailure(op, "not a plain mul-add contraction");
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (failed(dims))
       return rewriter.notifyMatchFailure(op, "no contraction dimensions");

@@ -43,8 +43,10 @@ struct StrataParallelizeLoopsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       rewriter.setInsertionPoint(op);
-      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-      bool parallel = !iters.empty() && iters[0] == utils::IteratorType::parallel &&
+      // Only all-parallel nests: a reduction loop inside scf.parallel becomes an OpenMP
+      // reduction, which the scf-to-cf lowering cannot handle inside its alloca scope.
+      bool parallel = op.getNumLoops() > 0 &&
+                      op.getNumLoops() == op.getNumParallelLoops() &&
                       totalIterations(op) >= minIterations;
       FailureOr<linalg::LinalgLoops> loops = parallel
                                                  ? linalg::linalgOpToParallelLoops(rewriter, op)

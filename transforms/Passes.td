@@ -300,12 +300,14 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
 def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
   let summary = "Lowers linalg ops on buffers to loops: scf.parallel for large ones only.";
   let description = [{
-    Replaces each linalg op with pure buffer semantics by its loop nest. When its first loop
-    is parallel and the whole nest has at least `min-iterations` iterations, the parallel
-    loops become `scf.parallel` (which `convert-scf-to-openmp` turns into an OpenMP
+    Replaces each linalg op with pure buffer semantics by its loop nest. When all its loops
+    are parallel and the nest has at least `min-iterations` iterations, the loops become
+    `scf.parallel` (which `convert-scf-to-openmp` turns into an OpenMP
     work-sharing loop over the cores); otherwise the nest is plain `scf.for`. Upstream's
     `convert-linalg-to-parallel-loops` makes every op parallel, and each parallel loop costs a
-    fork at run time and outlined code: small loops are cheaper serial.
+    fork at run time and outlined code: small loops are cheaper serial. Nests with a
+    reduction loop stay serial too (an OpenMP reduction does not lower through scf-to-cf's
+    alloca scopes).
 
     Before => after (min-iterations=1024):
 

@@ -116,3 +116,25 @@ func.func @nonzero_fill_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memr
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
 }
+
+// -----
+
+// A contraction whose body transforms an input first (acc + exp(a) * b) is not a gemm: it stays
+// a generic (isaContractionOpInterface alone accepts it).
+// CHECK-LABEL: func.func @not_plain_mul_add
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK-NOT: call @strata_rt_gemm
+#v = affine_map<(k) -> (k)>
+#s = affine_map<(k) -> ()>
+func.func @not_plain_mul_add(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<f32>) {
+  linalg.generic {indexing_maps = [#v, #v, #s], iterator_types = ["reduction"]}
+      ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%c : memref<f32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %e = math.exp %x : f32
+    %p = arith.mulf %e, %y : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
