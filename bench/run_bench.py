@@ -21,6 +21,25 @@ def run_cpp(build, name, flt):
     return recs
 
 
+def run_python(build, flt):
+    """The records of bench_python.py (Strata from Python, its peers measured in the same run),
+    with the package of this build tree."""
+    if not os.path.isdir(os.path.join(build, "python", "strata")):
+        return []
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
+    cmd = [sys.executable, os.path.join(HERE, "bench_python.py")] + ([flt] if flt else [])
+    try:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    except (subprocess.CalledProcessError, OSError) as e:
+        print("bench_python.py failed:", e, getattr(e, "stderr", ""), file=sys.stderr)
+        return []
+    recs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    for r in recs:
+        r["command"] = " ".join(["PYTHONPATH=build/python", "python3", "bench/bench_python.py"]
+                                + ([flt] if flt else []))
+    return recs
+
+
 # Records that pair a Strata time (by its record name, in ms) with a peer's time from a Python
 # peer script run in the same scripts/bench run. Each pair becomes a throughput record
 # (1 / time, higher is better), so its ratio is Strata's speedup over the peer and the target
@@ -117,6 +136,7 @@ def main():
         if exe.startswith("bench_") and os.access(path, os.X_OK) and os.path.isfile(path):
             records += run_cpp(args.build, exe, args.filter)
     records += peer_records(args.filter, records)
+    records += run_python(args.build, args.filter)
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')

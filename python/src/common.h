@@ -67,5 +67,6 @@ void init_random(py::module_ &m);
 void init_lax(py::module_ &m);
 void init_transforms(py::module_ &m);
 void init_jit(py::module_ &m);
+void init_dlpack(py::module_ &m);
 
 } // namespace strata::python

@@ -29,6 +29,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_lax(m);
   python::init_transforms(m);
   python::init_jit(m);
+  python::init_dlpack(m);
   // Executables in the jit cache may hold Python objects (output structures); drop them while
   // the interpreter is still alive.
   py::module_::import("atexit").attr("register")(py::cpp_function([] { clear_jit_cache(); }));

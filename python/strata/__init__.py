@@ -6,7 +6,8 @@ import numpy as _np
 from strata import _core
 from strata import _dtypes  # noqa: F401  (registers bfloat16 with the core)
 from strata._core import Array
-from strata import numpy, nn, random, lax, tree_util  # noqa: F401
+from strata import numpy, nn, random, lax, tree_util, dlpack  # noqa: F401
+from strata._core import from_dlpack  # noqa: F401
 from strata.api import (  # noqa: F401
     grad, value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, hessian, jit, checkpoint,
     remat, eval_shape, make_ir, custom_jvp, custom_vjp, stop_gradient, ShapeDtypeStruct)

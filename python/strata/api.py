@@ -121,16 +121,33 @@ def vjp(fun, *primals, has_aux=False):
 
 # ---- Forward mode ----------------------------------------------------------------------------
 
-def jvp(fun, primals, tangents):
-    """(fun(*primals), the directional derivative along tangents), shaped like fun's output."""
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), the directional derivative along tangents), shaped like fun's output;
+    with has_aux fun returns (out, aux) and jvp returns (out, tangent_out, aux)."""
     p, in_tree = tree_flatten(tuple(primals))
     t, t_tree = tree_flatten(tuple(tangents))
     if t_tree != in_tree:
         raise TypeError(f"[jvp] tangents' structure {t_tree!r} differs from the primals' "
                         f"{in_tree!r}")
     box = {}
-    po, to = _core.jvp_flat(_flat_fn(fun, in_tree, box), p, t)
-    return tree_unflatten(box["out"], po), tree_unflatten(box["out"], to)
+    if not has_aux:
+        po, to = _core.jvp_flat(_flat_fn(fun, in_tree, box), p, t)
+        return tree_unflatten(box["out"], po), tree_unflatten(box["out"], to)
+
+    def f(xs):
+        res = fun(*tree_unflatten(in_tree, xs))
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise TypeError("[jvp] with has_aux=True the function must return a pair "
+                            f"(output, aux), got {type(res).__name__}")
+        out, aux = res
+        leaves, box["out"] = tree_flatten(out)
+        aux_leaves, box["aux"] = tree_flatten(aux)
+        box["n"] = len(leaves)
+        return leaves + aux_leaves
+    po, to = _core.jvp_flat(f, p, t)
+    n = box["n"]
+    return (tree_unflatten(box["out"], po[:n]), tree_unflatten(box["out"], to[:n]),
+            tree_unflatten(box["aux"], po[n:]))
 
 
 def linearize(fun, *primals):

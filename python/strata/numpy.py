@@ -8,6 +8,7 @@ import numpy as _np
 from strata import _core
 from strata._core.numpy import *  # noqa: F401,F403  (the C++ bindings, one per op)
 from strata._core import Array as ndarray  # noqa: F401
+from strata._core import from_dlpack  # noqa: F401
 from strata._dtypes import bfloat16  # noqa: F401
 
 _c = _core.numpy

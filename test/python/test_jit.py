@@ -93,3 +93,23 @@ def test_jit_errors():
         strata.jit(lambda x: x.reshape(5))(X)
     f = strata.jit(lambda x: x * 2)
     close(f(X), X * 2)  # a failed trace elsewhere leaves jit usable
+
+
+# Regression: strata-linalg-to-blas took acc + exp(a) * b for a gemm and dropped the exp.
+@pytest.mark.parametrize("n", [4, 16, 64])
+def test_fused_unary_times_reduce(n):
+    x = np.linspace(-1, 1, n).astype(np.float32)
+    v = np.cos(np.arange(n)).astype(np.float32)
+    for op, ref in ((jnp.exp, np.exp), (jnp.sin, np.sin), (jnp.tanh, np.tanh)):
+        got = strata.jit(lambda x, v: jnp.sum(op(x) * v))(x, v)
+        close(got, np.sum(ref(x) * v), rtol=1e-5, atol=1e-5)
+
+
+# Regression: a large nest with a reduction loop became an OpenMP reduction that scf-to-cf
+# could not lower.
+def test_batched_dot_general_compiles():
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((4, 32, 4, 16)).astype(np.float32)
+    k = rng.standard_normal((4, 32, 4, 16)).astype(np.float32)
+    f = lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k)  # noqa: E731
+    close(strata.jit(f)(q, k), np.einsum("bqhd,bkhd->bhqk", q, k), rtol=1e-4, atol=1e-4)
