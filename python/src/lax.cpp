@@ -16,16 +16,8 @@ void init_lax(py::module_ &root) {
   py::module_ m = root.def_submodule("lax", "strata.lax (include/strata/lax.h)");
   using py::arg;
   auto none = py::none();
-#define STRATA_PY_UNARY(NAME)                                                                   \
-  m.def(#NAME, [](py::handle x) { return lax::NAME(to_array(x)); }, arg("x"))
-#define STRATA_PY_BINARY(NAME)                                                                  \
-  m.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, py::handle y) {                                                          \
-        auto [a, b] = to_arrays(x, y);                                                          \
-        return lax::NAME(a, b);                                                                 \
-      },                                                                                        \
-      arg("x"), arg("y"))
+#define STRATA_PY_UNARY(NAME) STRATA_PY_UNARY_OF(m, lax, NAME)
+#define STRATA_PY_BINARY(NAME) STRATA_PY_BINARY_OF(m, lax, NAME, "x", "y")
   STRATA_PY_UNARY(neg);
   STRATA_PY_UNARY(abs);
   STRATA_PY_UNARY(sign);

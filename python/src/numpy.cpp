@@ -91,16 +91,8 @@ void init_numpy(py::module_ &root) {
       arg("a"), arg("b"));
 
   // ---- Elementwise --------------------------------------------------------------------------
-#define STRATA_PY_UNARY(NAME)                                                                   \
-  m.def(#NAME, [](py::handle x) { return strata::NAME(to_array(x)); }, arg("x"))
-#define STRATA_PY_BINARY(NAME)                                                                  \
-  m.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, py::handle y) {                                                          \
-        auto [a, b] = to_arrays(x, y);                                                          \
-        return strata::NAME(a, b);                                                              \
-      },                                                                                        \
-      arg("x1"), arg("x2"))
+#define STRATA_PY_UNARY(NAME) STRATA_PY_UNARY_OF(m, strata, NAME)
+#define STRATA_PY_BINARY(NAME) STRATA_PY_BINARY_OF(m, strata, NAME, "x1", "x2")
   STRATA_PY_BINARY(add);
   STRATA_PY_BINARY(subtract);
   STRATA_PY_BINARY(multiply);
