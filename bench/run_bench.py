@@ -106,7 +106,12 @@ def plot(records, path):
     names = [r["name"] for r in records]
     speed = [r["ratio"] if r["better"] == "higher" else 1.0 / r["ratio"] for r in records]
     fig, ax = plt.subplots(figsize=(8, 0.5 * len(records) + 1.5))
+    # Targets: "target_ratio" bounds strata / peer (an upper bound when lower is better);
+    # "target" is a ratio when higher is better and an absolute value (us, ms) when lower is.
     def meets(r, s):  # the target when there is one, else beating the peer
+        if "target_ratio" in r:
+            return r["ratio"] <= r["target_ratio"] if r["better"] == "lower" else \
+                r["ratio"] >= r["target_ratio"]
         if "target" not in r:
             return s >= 1
         if r["better"] == "higher":
@@ -116,7 +121,11 @@ def plot(records, path):
                                  for r, s in zip(records, speed)])
     ax.axvline(1.0, color="black", linewidth=0.8)
     for r, s in zip(records, speed):
-        if "target" in r:
+        if "target_ratio" in r:
+            tr = r["target_ratio"]
+            t = tr if r["better"] == "higher" else 1.0 / tr
+            ax.plot([t], [r["name"]], "k|", markersize=14)
+        elif "target" in r:
             t = r["target"] if r["better"] == "higher" else r["peer_value"] / r["target"]
             ax.plot([t], [r["name"]], "k|", markersize=14)
     ax.set_xlabel("Strata relative to peer (>1: Strata better; | target; green: target met)")
