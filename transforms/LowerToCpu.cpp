@@ -19,7 +19,7 @@ const std::vector<std::pair<std::string, std::string>> &cpuLoweringStages() {
       // f16/bf16 arithmetic and math run in f32 and round per op, as libstrata's kernels do.
       // expand-strided-metadata makes affine.apply, so lower-affine comes after it.
       {"llvm",
-       "strata-parallelize-loops,convert-scf-to-openmp,"
+       "strata-parallelize-loops,convert-scf-to-openmp,canonicalize,"
        "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
        "canonicalize,arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
        "math-extend-to-supported-types,strata-approximate-math,arith-expand,convert-math-to-llvm,convert-math-to-libm,"

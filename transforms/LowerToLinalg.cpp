@@ -1437,8 +1437,14 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
     ArrayRef<int64_t> lc = op.getLhsContracting(), rc = op.getRhsContracting();
     Value lhs = op.getLhs(), rhs = op.getRhs();
 
+    // Contracting dimensions all of extent 1 (vmap's per-example outer products): no reduction
+    // loop at all, so the product is an all-parallel loop nest (vectorized, parallel when
+    // large) instead of a gemm with k = 1 per batch.
+    bool unitContraction = !lc.empty() && llvm::all_of(lc, [&](int64_t d) {
+      return lhsType.getDimSize(d) == 1;
+    });
     bool oneType = lhsType.getElementType() == outElem && rhsType.getElementType() == outElem &&
-                   !outElem.isInteger(1) && outElem == outSl;
+                   !outElem.isInteger(1) && outElem == outSl && !unitContraction;
     auto is = [](ArrayRef<int64_t> a, std::initializer_list<int64_t> b) {
       return llvm::equal(a, b);
     };
@@ -1459,7 +1465,7 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
 
     int64_t nb = lb.size(), nc = lc.size();
     int64_t nlf = lhsType.getRank() - nb - nc, nrf = rhsType.getRank() - nb - nc;
-    int64_t nParallel = nb + nlf + nrf, nLoops = nParallel + nc;
+    int64_t nParallel = nb + nlf + nrf, nLoops = nParallel + (unitContraction ? 0 : nc);
     MLIRContext *ctx = rewriter.getContext();
     // Operand dim -> loop: batch k -> k, free j -> freeBase + j, contracting k -> nParallel + k.
     auto operandMap = [&](int64_t rank, ArrayRef<int64_t> batch, ArrayRef<int64_t> contracting,
@@ -1472,7 +1478,8 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
         int64_t loop = bi != batch.end()         ? bi - batch.begin()
                        : ci != contracting.end() ? nParallel + (ci - contracting.begin())
                                                  : freeBase + j++;
-        exprs.push_back(getAffineDimExpr(loop, ctx));
+        exprs.push_back(unitContraction && ci != contracting.end() ? getAffineConstantExpr(0, ctx)
+                                                                   : getAffineDimExpr(loop, ctx));
       }
       return AffineMap::get(nLoops, 0, exprs, ctx);
     };
@@ -1483,7 +1490,8 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
                                    operandMap(rhsType.getRank(), rb, rc, nb + nlf),
                                    AffineMap::get(nLoops, 0, outExprs, ctx)};
     SmallVector<utils::IteratorType> iterators = parallelIterators(nParallel);
-    iterators.append(nc, utils::IteratorType::reduction);
+    if (!unitContraction)
+      iterators.append(nc, utils::IteratorType::reduction);
     bool lhsUns = lhsType.getElementType().isUnsignedInteger();
     bool outUns = outElem.isUnsignedInteger();
     auto generic =

@@ -30,6 +30,30 @@ int64_t totalIterations(linalg::LinalgOp op) {
   return n;
 }
 
+/// Turns the outermost loop with at least two iterations into a one-dimensional scf.parallel.
+/// Only one dimension: a multi-dimensional one becomes a collapsed OpenMP loop whose single
+/// induction variable is divided back into indices every iteration, which stops LLVM from
+/// vectorizing the innermost loop (a [128, 784, 256] outer product ran 7x slower).
+void parallelizeOuterLoop(IRRewriter &rewriter, ArrayRef<Operation *> loops) {
+  for (Operation *l : loops) {
+    auto forOp = dyn_cast<scf::ForOp>(l);
+    if (!forOp || !forOp.getInitArgs().empty())
+      return;
+    std::optional<APInt> trips = forOp.getStaticTripCount();
+    if (!trips || trips->getSExtValue() < 2)
+      continue;
+    rewriter.setInsertionPoint(forOp);
+    auto par = scf::ParallelOp::create(rewriter, forOp.getLoc(), ValueRange{forOp.getLowerBound()},
+                                       ValueRange{forOp.getUpperBound()},
+                                       ValueRange{forOp.getStep()});
+    Block *body = forOp.getBody();
+    rewriter.eraseOp(body->getTerminator());
+    rewriter.inlineBlockBefore(body, par.getBody()->getTerminator(), par.getInductionVars());
+    rewriter.eraseOp(forOp);
+    return;
+  }
+}
+
 struct StrataParallelizeLoopsPass
     : strata::impl::StrataParallelizeLoopsBase<StrataParallelizeLoopsPass> {
   using StrataParallelizeLoopsBase::StrataParallelizeLoopsBase;
@@ -48,14 +72,14 @@ struct StrataParallelizeLoopsPass
       bool parallel = op.getNumLoops() > 0 &&
                       op.getNumLoops() == op.getNumParallelLoops() &&
                       totalIterations(op) >= minIterations;
-      FailureOr<linalg::LinalgLoops> loops = parallel
-                                                 ? linalg::linalgOpToParallelLoops(rewriter, op)
-                                                 : linalg::linalgOpToLoops(rewriter, op);
+      FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToLoops(rewriter, op);
       if (failed(loops)) {
         op->emitError("strata-parallelize-loops: cannot lower this op to loops");
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
+      if (parallel)
+        parallelizeOuterLoop(rewriter, *loops);
     }
   }
 };

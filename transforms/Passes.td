@@ -301,8 +301,10 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
   let summary = "Lowers linalg ops on buffers to loops: scf.parallel for large ones only.";
   let description = [{
     Replaces each linalg op with pure buffer semantics by its loop nest. When all its loops
-    are parallel and the nest has at least `min-iterations` iterations, the loops become
-    `scf.parallel` (which `convert-scf-to-openmp` turns into an OpenMP
+    are parallel and the nest has at least `min-iterations` iterations, its outermost loop
+    with at least two iterations becomes a one-dimensional `scf.parallel` (a multi-dimensional
+    one becomes a collapsed OpenMP loop that recomputes every index per iteration and does not
+    vectorize) (which `convert-scf-to-openmp` turns into an OpenMP
     work-sharing loop over the cores); otherwise the nest is plain `scf.for`. Upstream's
     `convert-linalg-to-parallel-loops` makes every op parallel, and each parallel loop costs a
     fork at run time and outlined code: small loops are cheaper serial. Nests with a
@@ -318,6 +320,11 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
     scf.parallel (%i) = (%c0) to (%c4096) step (%c1) { ... }
     scf.for %j = %c0 to %c8 step %c1 { ... }
     ```
+
+    `strata-lower-to-cpu` runs canonicalize right after `convert-scf-to-openmp`, which wraps
+    each parallel body in a `memref.alloca_scope`: with inner loops, the scope would hold
+    several blocks after scf-to-cf, which it may not; canonicalize inlines allocation-free
+    scopes.
   }];
   let options = [
     Option<"minIterations", "min-iterations", "int64_t", /*default=*/"262144",

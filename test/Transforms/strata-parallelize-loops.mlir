@@ -56,3 +56,25 @@ func.func @total(%a: memref<4096xf32>, %s: memref<f32>) {
     }
   return
 }
+
+// -----
+
+// A large 3-d nest: only the outermost loop (with >= 2 iterations) is parallel, the inner ones
+// stay scf.for, so the innermost loop vectorizes inside each thread's share; a unit outer
+// dimension is skipped.
+// CHECK-LABEL: func.func @outer_only
+// CHECK: scf.for
+// CHECK: scf.parallel (%{{[^,]*}}) = (%{{[^,]*}}) to (%{{[^,]*}}) step (%{{[^,]*}}) {
+// CHECK: scf.for
+// CHECK: scf.for
+#id3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @outer_only(%a: memref<1x8x16x32xf32>, %b: memref<1x8x16x32xf32>) {
+  linalg.generic {indexing_maps = [#id3, #id3],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : memref<1x8x16x32xf32>) outs(%b : memref<1x8x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
