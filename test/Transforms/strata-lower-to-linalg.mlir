@@ -617,3 +617,21 @@ func.func @bool_reductions(%x: tensor<3xi1>) -> (tensor<i1>, tensor<i1>) {
   %1 = strata.reduce_min %x, axes = [0] : (tensor<3xi1>) -> tensor<i1>
   return %0, %1 : tensor<i1>, tensor<i1>
 }
+
+// -----
+
+// A dot_general whose contracting dimensions all have extent 1 (vmap's per-example outer
+// product) has no reduction loop: an all-parallel generic reading index 0 of the contracting
+// dimension, accumulating into the zero-filled result.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d1)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+// CHECK-LABEL: func.func @unit_contraction
+// CHECK: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @unit_contraction(%a: tensor<4x1x3xf32>, %b: tensor<4x1x5xf32>) -> tensor<4x3x5xf32> {
+  %0 = strata.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [1] x [1]
+      : (tensor<4x1x3xf32>, tensor<4x1x5xf32>) -> tensor<4x3x5xf32>
+  return %0 : tensor<4x3x5xf32>
+}
