@@ -167,6 +167,28 @@ Value toIndex(OpBuilder &b, Location loc, Value i64) {
 // Scalar arithmetic shared by the bodies (signless values; `uns` says unsigned)
 //===----------------------------------------------------------------------------------===//
 
+/// atan2(y, x) as libm computes it. math.atan2 alone is not enough: its folder turns
+/// atan2(0, 0) into NaN (libm: +-0 or +-pi by the signs), so both zeros are handled here.
+Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x) {
+  Type t = y.getType();
+  auto ft = cast<FloatType>(t);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 0.0));
+  Value pi = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(t, llvm::APFloat(3.14159265358979323846).convertToDouble()));
+  (void)ft;
+  Value bothZero = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero));
+  // x = -0 gives +-pi, x = +0 gives +-0, the sign taken from y.
+  Value xNegative = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt,
+      arith::BitcastOp::create(b, loc, b.getIntegerType(ft.getWidth()), x),
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getIntegerType(ft.getWidth()), 0)));
+  Value magnitude = arith::SelectOp::create(b, loc, xNegative, pi, zero);
+  Value atZero = math::CopySignOp::create(b, loc, magnitude, y);
+  return arith::SelectOp::create(b, loc, bothZero, atZero, math::Atan2Op::create(b, loc, y, x));
+}
+
 /// The identity of a reduction: 0 (sum), 1 (prod), the lowest (max) or highest (min) value.
 Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, bool isSum, bool isProd,
                         bool isMax) {
@@ -527,7 +549,7 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
       .Case<st::PowOp>([&](auto) { return math::PowFOp::create(b, loc, x, a[1]); })
       .Case<st::MaxOp>([&](auto) { return emitMax(b, loc, x, a[1], uns); })
       .Case<st::MinOp>([&](auto) { return emitMin(b, loc, x, a[1], uns); })
-      .Case<st::Atan2Op>([&](auto) { return math::Atan2Op::create(b, loc, x, a[1]); })
+      .Case<st::Atan2Op>([&](auto) { return emitAtan2(b, loc, x, a[1]); })
       .Case<st::AndOp>([&](auto) { return arith::AndIOp::create(b, loc, x, a[1]); })
       .Case<st::OrOp>([&](auto) { return arith::OrIOp::create(b, loc, x, a[1]); })
       .Case<st::XorOp>([&](auto) { return arith::XOrIOp::create(b, loc, x, a[1]); })

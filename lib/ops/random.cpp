@@ -173,8 +173,10 @@ Array uniform_in(std::string_view op, const Array &key, const Shape &shape, DTyp
   check_key(op, key);
   check_floating(op, dtype);
   const int64_t n = checked_size(op, shape);
-  Array lo = lax::convert_element_type(Array(minval), dtype);
-  Array hi = lax::convert_element_type(Array(maxval), dtype);
+  // The bounds are made concrete here (not through convert_element_type): under jit every bind
+  // is staged, and the comparison below needs their values.
+  Array lo = Array::weak_scalar(minval, dtype).with_weak_type(false);
+  Array hi = Array::weak_scalar(maxval, dtype).with_weak_type(false);
   Array f = unit_floats(op, key, dtype, n);
   Array r = lax::add(lax::mul(f, fill(lax::sub(hi, lo), {n})), fill(lo, {n}));
   r = lax::max(fill(lo, {n}), r);

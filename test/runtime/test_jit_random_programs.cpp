@@ -254,3 +254,32 @@ TEST(JitRandomProgramsRegression, ConcatenateOfStopGradientUsedTwice) {
 }
 
 } // namespace
+
+namespace {
+// The Python tests found: random bounds staged under jit (omnistaging) were read with item().
+// Compiled random numbers equal eager ones bit for bit (threefry is exact).
+TEST(JitRandomProgramsRegression, RandomUnderJit) {
+  Array k = random::key(7);
+  for (auto f : {+[](const Array &k) { return random::uniform(k, {5}); },
+                 +[](const Array &k) { return random::normal(k, {5}); },
+                 +[](const Array &k) { return random::bernoulli(k, 0.3, {5}).astype(float32); }}) {
+    std::vector<float> want = f(k).to_vector<float>(), got = jit(f)(k).to_vector<float>();
+    EXPECT_EQ(got, want);
+  }
+}
+
+// libm's atan2 at two zeros is +-0 or +-pi by the signs; MLIR folds math.atan2(0, 0) to NaN, so
+// a constant-folded atan2 of zeros (here after xor(x, x) folds to false) must not reach it.
+TEST(JitRandomProgramsRegression, Atan2OfFoldedZeros) {
+  auto f = [](const Array &x) {
+    Array z = logical_xor(x, x).astype(float32);
+    return std::vector<Array>{arctan2(z, z), arctan2(-z, -z * 1.0f - 0.0f)};
+  };
+  Array x = Array::from_vector(std::vector<float>{-2.6f});
+  std::vector<Array> want = f(x);
+  auto jf = jit([&](const Array &x) { return f(x); });
+  std::vector<Array> got = jf(x);
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << i;
+}
+} // namespace
