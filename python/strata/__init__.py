@@ -60,24 +60,92 @@ def _transpose(self, *axes):
     return numpy.transpose(self, list(axes) if axes else None)
 
 
+def _numpy_index(idx):
+    """idx with its Strata arrays and lists as numpy arrays, or None when a part is traced (the
+    positions then have to be computed by Strata ops)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    out = []
+    for p in parts:
+        if isinstance(p, Array):
+            if not p.is_concrete:
+                return None
+            p = _np.asarray(p)
+        elif isinstance(p, list):
+            p = _np.asarray(p)
+        out.append(p)
+    return tuple(out) if isinstance(idx, tuple) else out[0]
+
+
+def _occurrence_rank(pos):
+    """For each entry of the flat int array pos, how many earlier entries hold the same value."""
+    order = _np.argsort(pos, kind="stable")
+    srt = pos[order]
+    first = _np.ones(len(srt), bool)
+    first[1:] = srt[1:] != srt[:-1]
+    group_start = _np.maximum.accumulate(_np.where(first, _np.arange(len(srt)), 0))
+    rank = _np.empty(len(pos), _np.int64)
+    rank[order] = _np.arange(len(srt)) - group_start
+    return rank
+
+
 class _IndexUpdateRef:
-    """x.at[idx]: functional updates (set, add, multiply, get) through a flat scatter."""
+    """x.at[idx]: functional updates through flat scatters, with JAX's semantics for repeated
+    indices: add accumulates, multiply multiplies by every factor, min/max reduce over every
+    value, set keeps the last value."""
 
     def __init__(self, x, idx):
         self.x, self.idx = x, idx
 
     def _positions(self):
-        pos = numpy.reshape(numpy.arange(self.x.size), self.x.shape)[self.idx]
-        return pos
+        """(flat positions as a Strata int array, the same in numpy or None when traced)."""
+        x = self.x
+        np_idx = _numpy_index(self.idx)
+        if np_idx is not None:
+            try:
+                pos = _np.arange(x.size, dtype=_np.int64).reshape(x.shape)[np_idx]
+            except (IndexError, TypeError, ValueError):
+                pos = None  # let Strata's indexing raise its own error
+            if pos is not None:
+                dt = _np.int32 if x.size < 2 ** 31 else _np.int64
+                return numpy.asarray(pos.astype(dt)), pos.reshape(-1)
+        return numpy.reshape(numpy.arange(x.size), x.shape)[self.idx], None
+
+    def _prepared(self, values):
+        x = self.x
+        pos, pos_np = self._positions()
+        upd = numpy.broadcast_to(numpy.asarray(values).astype(x.dtype), pos.shape)
+        return numpy.reshape(pos, (-1, 1)), numpy.ravel(upd), pos_np
 
     def _scatter(self, values, add):
         x = self.x
-        pos = self._positions()
-        upd = numpy.broadcast_to(numpy.asarray(values).astype(x.dtype), pos.shape)
-        flat = numpy.ravel(x)
+        pos, upd, _ = self._prepared(values)
         fn = lax.scatter_add if add else lax.scatter
-        out = fn(flat, numpy.reshape(pos, (-1, 1)), numpy.ravel(upd), ((), (0,), (0,)))
+        out = fn(numpy.ravel(x), pos, upd, ((), (0,), (0,)))
         return numpy.reshape(out, x.shape)
+
+    def _combine(self, values, start, identity, op):
+        """op folded over every update of each position, onto start (a flat array): repeated
+        indices are split into rounds of distinct positions when the index is concrete, else
+        reduced over a one-hot (positions x size) mask."""
+        x = self.x
+        pos, upd, pos_np = self._prepared(values)
+        n = x.size
+        if pos_np is not None:
+            rank = _occurrence_rank(pos_np)
+            acc = start
+            for r in range(int(rank.max()) + 1 if len(rank) else 0):
+                sel = _np.nonzero(rank == r)[0]
+                p, u = pos, upd
+                if len(sel) != len(rank):
+                    sel_a = numpy.asarray(sel.astype(_np.int32))
+                    p, u = numpy.take(pos, sel_a, axis=0), numpy.take(upd, sel_a)
+                spread = lax.scatter(numpy.full((n,), identity, x.dtype), p, u,
+                                     ((), (0,), (0,)))
+                acc = op(acc, spread)
+            return acc
+        hit = numpy.equal(pos, numpy.arange(n)[None, :])
+        spread = numpy.where(hit, upd[:, None], numpy.full((), identity, x.dtype))
+        return op(start, _fold(op, spread))
 
     def get(self):
         return self.x[self.idx]
@@ -89,9 +157,33 @@ class _IndexUpdateRef:
         return self._scatter(values, add=True)
 
     def multiply(self, values):
-        # Factors scattered into ones (duplicate indices: the last factor wins).
-        ones = _IndexUpdateRef(numpy.ones_like(self.x), self.idx)
-        return self.x * ones.set(values)
+        x = self.x
+        f = self._combine(values, numpy.ones((x.size,), x.dtype), 1, numpy.multiply)
+        return x * numpy.reshape(f, x.shape)
+
+    def divide(self, values):
+        x = self.x
+        f = self._combine(values, numpy.ones((x.size,), x.dtype), 1, numpy.multiply)
+        return x / numpy.reshape(f, x.shape)
+
+    def min(self, values):
+        x = self.x
+        hi = _np.inf if x.dtype.kind == "f" or x.dtype == numpy.bfloat16 else \
+            _np.iinfo(_np.dtype(x.dtype)).max
+        return numpy.reshape(self._combine(values, numpy.ravel(x), hi, numpy.minimum), x.shape)
+
+    def max(self, values):
+        x = self.x
+        lo = -_np.inf if x.dtype.kind == "f" or x.dtype == numpy.bfloat16 else \
+            _np.iinfo(_np.dtype(x.dtype)).min
+        return numpy.reshape(self._combine(values, numpy.ravel(x), lo, numpy.maximum), x.shape)
+
+
+def _fold(op, spread):
+    """op reduced over axis 0 of spread."""
+    if op is numpy.multiply:
+        return numpy.prod(spread, axis=0)
+    return numpy.min(spread, axis=0) if op is numpy.minimum else numpy.max(spread, axis=0)
 
 
 class _IndexUpdateHelper:

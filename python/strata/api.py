@@ -183,44 +183,107 @@ def vmap(fun, in_axes=0, out_axes=0):
     return wrapped
 
 
-def _replace_arg(args, argnums, value):
-    args = list(args)
-    args[argnums] = value
-    return args
+def _jac_setup(fun, argnums, args, has_aux, name):
+    """(f of the differentiated arguments only, those arguments as one pytree `dyn`); dyn is the
+    argument itself for an int argnums and a tuple of them for a tuple argnums."""
+    nums = _argnums_tuple(argnums)
+    for n in nums:
+        if n >= len(args):
+            raise TypeError(f"[{name}] argnums {argnums} but the function was called with "
+                            f"{len(args)} positional arguments")
+    dyn = tuple(tree_map(jnp.asarray, args[n]) for n in nums)
+
+    def f(*d):
+        full = list(args)
+        for n, v in zip(nums, d):
+            full[n] = v
+        return fun(*full)
+    for leaf in tree_leaves(dyn):
+        if leaf.dtype.kind not in "fV":  # V: ml_dtypes' bfloat16
+            raise TypeError(f"[{name}] differentiates only floating inputs, got "
+                            f"{leaf.dtype}{list(leaf.shape)} (argnums={argnums})")
+    return f, dyn, isinstance(argnums, int)
 
 
-def jacfwd(fun, argnums=0):
-    """The Jacobian of fun in argument argnums (an array) by forward mode: each output leaf
-    gets shape out.shape + in.shape."""
+def _std_basis(leaves):
+    """One basis pytree over all of leaves: for leaf k, an array of shape (N,) + leaf.shape whose
+    rows are the unit vectors of its entries (N = the leaves' total size)."""
+    sizes = [int(x.size) for x in leaves]
+    total, off, out = sum(sizes), 0, []
+    for x, s in zip(leaves, sizes):
+        rows = jnp.eye(total, s, k=-off, dtype=x.dtype) if s else jnp.zeros((total, 0), x.dtype)
+        out.append(jnp.reshape(rows, (total,) + tuple(x.shape)))
+        off += s
+    return out, sizes
+
+
+def _split_rows(a, sizes):
+    """a (N, ...) split along axis 0 into pieces of the given sizes."""
+    out, off = [], 0
+    for s in sizes:
+        out.append(a[off:off + s])
+        off += s
+    return out
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """The Jacobian of fun by forward mode (vmap of jvp over a basis of the inputs): for each
+    output leaf, a pytree like the argument(s) in argnums whose leaves have shape
+    out.shape + in.shape. argnums is an int or a tuple; inputs and outputs may be pytrees."""
     def jac(*args):
-        x = jnp.asarray(args[argnums])
-        n = x.size
-        basis = jnp.reshape(jnp.eye(n, dtype=x.dtype), (n,) + x.shape)
+        f, dyn, single = _jac_setup(fun, argnums, args, has_aux, "jacfwd")
+        x_leaves, x_tree = tree_flatten(dyn)
+        basis, sizes = _std_basis(x_leaves)
 
-        def push(t):
-            return jvp(lambda xi: fun(*_replace_arg(args, argnums, xi)), (x,), (t,))[1]
-        cols = vmap(push)(basis)
-        return tree_map(lambda c: jnp.reshape(jnp.moveaxis(c, 0, -1), c.shape[1:] + x.shape), cols)
+        def push(*t_leaves):
+            return jvp(f, dyn, tree_unflatten(x_tree, list(t_leaves)), has_aux=has_aux)[1]
+        cols = vmap(push)(*basis)  # each output leaf: (N,) + out.shape
+        if has_aux:
+            aux = f(*dyn)[1]
+
+        def per_out(c):
+            pieces = []
+            for piece, x in zip(_split_rows(c, sizes), x_leaves):
+                piece = jnp.moveaxis(piece, 0, -1) if piece.ndim > 1 else piece
+                pieces.append(jnp.reshape(piece, tuple(c.shape[1:]) + tuple(x.shape)))
+            t = tree_unflatten(x_tree, pieces)
+            return t[0] if single else t
+        j = tree_map(per_out, cols)
+        return (j, aux) if has_aux else j
     return jac
 
 
-def jacrev(fun, argnums=0):
-    """The Jacobian of an array-valued fun in argument argnums by reverse mode, shaped
-    out.shape + in.shape."""
+def jacrev(fun, argnums=0, has_aux=False):
+    """The Jacobian of fun by reverse mode (vmap of the vjp's pullback over a basis of the
+    outputs): for each output leaf, a pytree like the argument(s) in argnums whose leaves have
+    shape out.shape + in.shape. argnums is an int or a tuple; inputs and outputs may be
+    pytrees."""
     def jac(*args):
-        x = jnp.asarray(args[argnums])
-        y, pb = vjp(lambda xi: fun(*_replace_arg(args, argnums, xi)), x)
-        y = jnp.asarray(y)
-        m = y.size
-        basis = jnp.reshape(jnp.eye(m, dtype=y.dtype), (m,) + y.shape)
-        rows = vmap(lambda ct: pb(ct)[0])(basis)
-        return jnp.reshape(rows, y.shape + x.shape)
+        f, dyn, single = _jac_setup(fun, argnums, args, has_aux, "jacrev")
+        res = vjp(f, *dyn, has_aux=has_aux)
+        y, pb = res[0], res[1]
+        y_leaves, y_tree = tree_flatten(y)
+        y_leaves = [jnp.asarray(v) for v in y_leaves]
+        basis, sizes = _std_basis(y_leaves)
+        rows = vmap(lambda *cts: pb(tree_unflatten(y_tree, list(cts))))(*basis)
+        x_leaves, x_tree = tree_flatten(dyn)
+        r_leaves = tree_leaves(rows)  # per input leaf: (M,) + in.shape
+        per_in = [_split_rows(r, sizes) for r in r_leaves]
+        outs = []
+        for k, yk in enumerate(y_leaves):
+            pieces = [jnp.reshape(p[k], tuple(yk.shape) + tuple(x.shape))
+                      for p, x in zip(per_in, x_leaves)]
+            t = tree_unflatten(x_tree, pieces)
+            outs.append(t[0] if single else t)
+        j = tree_unflatten(y_tree, outs)
+        return (j, res[2]) if has_aux else j
     return jac
 
 
-def hessian(fun, argnums=0):
-    """The Hessian of a scalar fun, as jacfwd(jacrev(fun))."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+def hessian(fun, argnums=0, has_aux=False):
+    """The Hessian of a scalar fun, as jacfwd(jacrev(fun)) (nested per argument for a tuple
+    argnums or pytree inputs, as in JAX)."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
 # ---- Shapes, rematerialization, custom rules ---------------------------------------------------

@@ -13,12 +13,53 @@ from strata._dtypes import bfloat16  # noqa: F401
 
 _c = _core.numpy
 
-bool_ = _np.dtype("bool")
-int8, int32, int64 = _np.dtype("int8"), _np.dtype("int32"), _np.dtype("int64")
-uint8, uint32 = _np.dtype("uint8"), _np.dtype("uint32")
-float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
+class _ScalarMeta(type):
+    """The metaclass of jnp.float32 and friends (as in JAX): the class stands for its numpy
+    dtype wherever a dtype is expected (np.dtype reads its `dtype` attribute, and it compares
+    and hashes like that dtype), and calling it converts: jnp.float32(2.5) is a strongly typed
+    0-d float32 Array."""
+
+    def __call__(cls, x):
+        x = _core.asarray(x, cls.dtype)
+        return x.astype(cls.dtype) if x.weak_type else x
+
+    def __eq__(cls, other):
+        try:
+            return cls is other or bool(cls.dtype == other)
+        except TypeError:
+            return False
+
+    def __ne__(cls, other):
+        return not _ScalarMeta.__eq__(cls, other)
+
+    def __hash__(cls):
+        return hash(cls.dtype)
+
+    def __repr__(cls):
+        return f"<class 'strata.numpy.{cls.__name__}'>"
+
+
+def _scalar_type(name, np_name):
+    return _ScalarMeta(name, (object,), {"dtype": _np.dtype(np_name),
+                                         "__module__": "strata.numpy"})
+
+
+bool_ = _scalar_type("bool_", "bool")
+int8, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int32", "int64"))
+uint8, uint32 = (_scalar_type(n, n) for n in ("uint8", "uint32"))
+float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
+
+
+def _is_dtype_like(x):
+    return isinstance(x, (_np.dtype, _ScalarMeta, str)) or x is bfloat16 or \
+        (isinstance(x, type) and issubclass(x, _np.generic))
+
+
+def result_type(*args):
+    """The promoted dtype of arrays, scalars (weak) and dtypes (JAX's lattice)."""
+    return _c.result_type(*[zeros((), x) if _is_dtype_like(x) else x for x in args])  # noqa: F405
 
 
 def asarray(a, dtype=None):
@@ -58,7 +99,7 @@ def tensordot(a, b, axes=2):
 
 
 def _promote(*xs):
-    t = result_type(*xs)  # noqa: F405
+    t = result_type(*xs)
     return [x.astype(t) if x.dtype != t else x for x in xs]
 
 

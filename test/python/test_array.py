@@ -206,3 +206,87 @@ def test_error_types():
         x + jnp.ones((4,))
     with pytest.raises(IndexError):
         x[1.5]
+
+
+AT_CASES = [np.array([1, 1, 3, 1]), (np.array([0, 0, 1]), np.array([2, 2, 0])), 1,
+            (slice(None), np.array([0, 0]))]
+
+
+@pytest.mark.parametrize("idx", AT_CASES)
+@pytest.mark.parametrize("jit", [False, True])
+def test_at_repeated_indices_against_numpy_ufunc_at(idx, jit):
+    a = np.arange(1, 13, dtype=np.float32).reshape(3, 4) if isinstance(idx, tuple) \
+        else np.arange(1, 5, dtype=np.float32)
+    n = np.zeros(a.shape)[idx].shape
+    v = np.random.default_rng(0).uniform(-3, 3, n).astype(np.float32)
+    for meth, ufunc in (("add", np.add), ("multiply", np.multiply), ("min", np.minimum),
+                        ("max", np.maximum), ("divide", np.divide)):
+        def f(x, v):
+            return getattr(x.at[idx], meth)(v)
+        want = a.copy()
+        ufunc.at(want, idx, v)
+        got = strata.jit(f)(a, v) if jit else f(jnp.asarray(a), v)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, err_msg=meth)
+    got = strata.jit(lambda x, v: x.at[idx].set(v))(a, v) if jit else jnp.asarray(a).at[idx].set(v)
+    want = a.copy()
+    want[idx] = v  # numpy: the last of repeated indices wins, as in Strata
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(a).at[idx].get()), a[idx])
+
+
+def test_at_traced_index_and_gradients():
+    from conftest import numerical_grad
+    a = np.arange(1.0, 5.0)
+    idx = np.array([[1, 1, 3], [0, 2, 2]])
+    v = np.array([2.0, -3.0, 5.0])
+    # the index is traced under vmap: the one-hot path
+    got = strata.vmap(lambda i: jnp.asarray(a).at[i].multiply(v))(idx)
+    for row, i in zip(np.asarray(got), idx):
+        want = a.copy()
+        np.multiply.at(want, i, v)
+        np.testing.assert_allclose(row, want)
+    got = strata.vmap(lambda i: jnp.asarray(a).at[i].max(v))(idx)
+    for row, i in zip(np.asarray(got), idx):
+        want = a.copy()
+        np.maximum.at(want, i, v)
+        np.testing.assert_allclose(row, want)
+
+    def f_np(v, i=idx[0]):
+        out = a.copy()
+        np.multiply.at(out, i, v)
+        return np.sum(out ** 2)
+    g = strata.grad(lambda v: jnp.sum(jnp.asarray(a).at[idx[0]].multiply(v) ** 2))(v)
+    np.testing.assert_allclose(np.asarray(g), numerical_grad(f_np, v), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["bool_", "int8", "int32", "int64", "uint8", "uint32",
+                                  "float16", "float32", "float64"])
+def test_dtype_names_are_callable_and_usable_as_dtypes(name):
+    t = getattr(jnp, name)
+    want = np.dtype(getattr(np, name))
+    x = t(2.5) if name != "bool_" else t(1)
+    assert isinstance(x, strata.Array) and x.shape == () and x.dtype == want
+    assert not x.weak_type  # jnp.float32(2.5) is strongly typed, as in JAX
+    assert x.item() == want.type(2.5 if name != "bool_" else 1).item()
+    a = np.array([0.5, 1.5, -2.0])
+    if name.startswith("uint"):
+        a = np.abs(a)
+    np.testing.assert_array_equal(np.asarray(t(a)), a.astype(want))
+    np.testing.assert_array_equal(np.asarray(t(jnp.asarray(a))), a.astype(want))
+    # as a dtype argument and in comparisons, both ways
+    assert jnp.zeros(2, t).dtype == want and jnp.asarray([1], dtype=t).dtype == want
+    assert jnp.ones(2).astype(t).dtype == want and np.dtype(t) == want
+    assert jnp.zeros(2, t).dtype == t and t == want and t == want.name and t != "complex64"
+    assert {want: 1}[t] == 1
+    assert jnp.result_type(t, t) == want
+
+
+def test_dtype_callable_under_jit_and_in_promotion():
+    f = strata.jit(lambda a: jnp.float16(a) * 2)
+    y = f(3.0)
+    assert y.dtype == np.float16 and float(y) == 6.0
+    assert jnp.float32(2.5) * np.float64(1) is not None
+    assert jnp.result_type(jnp.int8, jnp.float16) == np.float16
+    assert jnp.result_type(jnp.float16, jnp.bfloat16) == np.float32
+    assert jnp.bfloat16(1.5).dtype == jnp.bfloat16
+    assert np.finfo(jnp.float32).eps == np.finfo(np.float32).eps
