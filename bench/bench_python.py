@@ -16,20 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
 
 import strata  # noqa: E402
+from timing import time_per_call  # noqa: E402
 import strata.numpy as jnp  # noqa: E402
-
-
-def time_per_call(fn, inner, reps=7):
-    """Median seconds per call over `reps` batches of `inner` calls, after a warm-up batch."""
-    for _ in range(inner):
-        fn()
-    t = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        t.append((time.perf_counter() - t0) / inner)
-    return sorted(t)[len(t) // 2]
 
 
 def record(name, unit, strata_value, peer, peer_value, better, **extra):

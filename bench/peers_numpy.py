@@ -1,21 +1,18 @@
 """numpy peers for the CPU benchmarks, measured in the same scripts/bench run.
 Prints one JSON line per measurement: {"peer": name, "value": milliseconds}."""
 import json
+import os
 import sys
-import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import time_per_call  # noqa: E402 (this folder's shared timing)
 
-def median_time(fn, reps=5):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    ts.sort()
-    return ts[len(ts) // 2]
+
+
+def median_time(fn, reps=5, inner=1):
+    return time_per_call(fn, inner, reps)
 
 
 def chain6():

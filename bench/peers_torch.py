@@ -1,27 +1,21 @@
 """PyTorch 1.13 peers for the CPU benchmarks, measured in the same scripts/bench run.
 Prints one JSON line per measurement: {"peer": name, "value": milliseconds}."""
 import json
-import sys
-import time
-
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import time_per_call  # noqa: E402 (this folder's shared timing)
+
 
 # The peer gets its best thread count: 1 or as many as Strata uses (all cores by default).
 THREAD_CHOICES = sorted({1, int(os.environ.get("STRATA_NUM_THREADS", os.cpu_count()))})
 
 
 def median_time(fn, reps=5, inner=1):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        ts.append((time.perf_counter() - t0) / inner)
-    ts.sort()
-    return ts[len(ts) // 2]
+    return time_per_call(fn, inner, reps)
 
 
 def per_example_grads():
