@@ -2,6 +2,7 @@
 // explanations), IR dumps, and the hand-off to the trace levels under other transforms.
 #include "strata/jit.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -165,6 +166,41 @@ void dump_stages(const std::string &dir, const std::string &name, uint64_t n,
 
 } // namespace
 
+/// Which static argument changed between two static keys: each key is a list of parts ended by
+/// '\x1f', one per static argument in order ("type:value" for numbers and strings, raw bytes
+/// for static arrays).
+static std::string describe_static_change(const std::string &before, const std::string &now) {
+  auto split = [](const std::string &key) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t i = 0; i < key.size(); ++i)
+      if (key[i] == '\x1f') {
+        parts.push_back(key.substr(start, i - start));
+        start = i + 1;
+      }
+    if (start < key.size())
+      parts.push_back(key.substr(start));
+    return parts;
+  };
+  std::vector<std::string> a = split(before), b = split(now);
+  if (a.size() != b.size())
+    return detail::cat("the number of static arguments changed: ", a.size(), " -> ", b.size());
+  auto printable = [](const std::string &p) {
+    // "type:value": show the value when it is text (numbers, strings), not raw array bytes.
+    size_t colon = p.find(':');
+    std::string v = colon == std::string::npos ? p : p.substr(colon + 1);
+    bool text = v.size() <= 64 && std::all_of(v.begin(), v.end(), [](unsigned char c) {
+                  return c >= 0x20 && c < 0x7f;
+                });
+    return text ? v : std::string("<array value>");
+  };
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i])
+      return detail::cat("static argument ", i, " (in order of the static arguments) changed: ",
+                         printable(a[i]), " -> ", printable(b[i]));
+  return "the static arguments changed";
+}
+
 struct JitFunction::Impl {
   JitOptions options;
   uint64_t id = next_fn_id++;
@@ -228,7 +264,7 @@ struct JitFunction::Impl {
           add(detail::cat("array argument ", i, ": ", last.signature[i].str(), " -> ",
                           k.signature[i].str()));
     if (k.static_key != last.static_key)
-      add("the static arguments changed");
+      add(describe_static_change(last.static_key, k.static_key));
     if (why.empty())
       why = "signature " + describe_signature(k.signature) + " not compiled yet";
     return why;
