@@ -13,3 +13,4 @@
 // CHECK-DAG: --strata-approximate-math
 // CHECK-DAG: --strata-parallelize-loops
 // CHECK-DAG: --strata-unique-results
+// CHECK-DAG: --strata-lower-to-nvvm
