@@ -12,6 +12,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "llvm/Config/llvm-config.h"
@@ -287,8 +288,22 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
                 ErrorKind::Internal);
   llvm::orc::JITDylib &lib = (*jit)->getMainJITDylib();
   // The process's symbols (libm, malloc/free), then the runtime functions the lowering calls.
-  lib.addGenerator(llvm::cantFail(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix())));
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  lib.addGenerator(
+      llvm::cantFail(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix)));
+  // libomp (parallel loops call __kmpc_*) by its own path: when Python loaded libstrata_jit,
+  // its dependencies are not in the process's global namespace.
+  static const std::string libomp = [] {
+    Dl_info info;
+    void *fn = reinterpret_cast<void *>(&kmp_set_blocktime);
+    return dladdr(fn, &info) && info.dli_fname ? std::string(info.dli_fname) : std::string();
+  }();
+  if (!libomp.empty()) {
+    if (auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(libomp.c_str(), prefix))
+      lib.addGenerator(std::move(*gen));
+    else
+      llvm::consumeError(gen.takeError());
+  }
   llvm::orc::SymbolMap symbols;
   symbols[(*jit)->mangleAndIntern("memrefCopy")] = {
       llvm::orc::ExecutorAddr::fromPtr(&memrefCopy), llvm::JITSymbolFlags::Exported};

@@ -113,3 +113,11 @@ def test_batched_dot_general_compiles():
     k = rng.standard_normal((4, 32, 4, 16)).astype(np.float32)
     f = lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k)  # noqa: E731
     close(strata.jit(f)(q, k), np.einsum("bqhd,bkhd->bhqk", q, k), rtol=1e-4, atol=1e-4)
+
+
+def test_large_loop_runs_in_parallel_from_python():
+    # Regression: nests of >= 262144 iterations run as OpenMP loops; from Python libomp's
+    # __kmpc_* symbols are not global, and compiled code could not resolve them.
+    x = np.linspace(-2, 2, 600_000).astype(np.float32)
+    got = strata.jit(lambda x: jnp.tanh(x * 1.5 + 0.5) * jnp.exp(-x) - 0.25)(x)
+    close(got, np.tanh(x * 1.5 + 0.5) * np.exp(-x) - 0.25, rtol=1e-5, atol=1e-5)
