@@ -21,7 +21,13 @@
 
 #include <numeric>
 
+#include "transforms/Passes.h"
+
 namespace mlir::strata {
+#define GEN_PASS_DEF_STRATAGPUMAPLOOPS
+#define GEN_PASS_DEF_STRATANVVMINTRINSICS
+#include "transforms/Passes.h.inc"
+
 namespace {
 
 /// `strata-gpu-map-loops`: gives every outermost loop nest of a host function a GPU mapping
@@ -32,23 +38,8 @@ namespace {
 /// sequential `scf.for` nest outside any parallel loop (a full reduction) is wrapped in a
 /// one-iteration `scf.parallel` on block x: one thread runs it on the device, so no loop is
 /// left on the host touching device buffers; so is a lone `memref.store` (a 0-d fill).
-struct GpuMapLoopsPass : PassWrapper<GpuMapLoopsPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GpuMapLoopsPass)
-
-  GpuMapLoopsPass() = default;
-  GpuMapLoopsPass(const GpuMapLoopsPass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const final { return "strata-gpu-map-loops"; }
-  StringRef getDescription() const final {
-    return "Maps each outermost loop nest to a 1-D grid of 1-D blocks for "
-           "convert-parallel-loops-to-gpu";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, scf::SCFDialect>();
-  }
-
-  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
-                            llvm::cl::init(256)};
+struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
+  using StrataGpuMapLoopsBase::StrataGpuMapLoopsBase;
 
   void runOnOperation() override {
     if (blockSize <= 0 || blockSize > 1024) {
@@ -149,13 +140,7 @@ struct GpuMapLoopsPass : PassWrapper<GpuMapLoopsPass, OperationPass<func::FuncOp
 /// polynomials need no libdevice and the PTX does not depend on where (or whether) the CUDA
 /// toolkit is found. The intrinsics cannot be made earlier: convert-gpu-to-nvvm marks
 /// llvm.intr.floor and llvm.intr.sqrt illegal. Other libdevice calls stay.
-struct NvvmIntrinsicsPass : PassWrapper<NvvmIntrinsicsPass, OperationPass<gpu::GPUModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NvvmIntrinsicsPass)
-
-  StringRef getArgument() const final { return "strata-nvvm-intrinsics"; }
-  StringRef getDescription() const final {
-    return "Replaces libdevice calls that have an exact LLVM intrinsic by the intrinsic";
-  }
+struct NvvmIntrinsicsPass : strata::impl::StrataNvvmIntrinsicsBase<NvvmIntrinsicsPass> {
 
   void runOnOperation() override {
     static const llvm::StringMap<StringRef> intrinsics = {
@@ -248,8 +233,6 @@ struct NvvmPipelineOptions : PassPipelineOptions<NvvmPipelineOptions> {
 } // namespace
 
 void registerStrataNvvmPipeline() {
-  PassRegistration<GpuMapLoopsPass>();
-  PassRegistration<NvvmIntrinsicsPass>();
   PassPipelineRegistration<NvvmPipelineOptions>(
       "strata-lower-to-nvvm",
       "Lowers strata IR to PTX for an NVIDIA GPU: the CPU pipeline's first stages, one-shot "

@@ -359,4 +359,53 @@ def StrataUniqueResults : Pass<"strata-unique-results"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def StrataGpuMapLoops : Pass<"strata-gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Maps each outermost loop nest to a 1-D grid of 1-D blocks for a GPU kernel.";
+  let description = [{
+    Part of `strata-lower-to-nvvm`: gives every outermost loop nest of a host function a GPU
+    mapping that `convert-parallel-loops-to-gpu` turns into one kernel launch. An
+    `scf.parallel` is collapsed to one dimension (so any rank maps, and the grid's y/z limits
+    never bind), then tiled into 1-D blocks of `block-size` threads with a bounds check; the
+    outer loop maps to block x, the inner one to thread x. A sequential `scf.for` nest outside
+    any parallel loop (a full reduction) is wrapped in a one-iteration `scf.parallel` on block
+    x, so no loop is left on the host touching device buffers; so is a lone `memref.store`.
+
+    Before => after (block-size 256):
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1024) step (%c1, %c1) { ... }
+    // =>
+    scf.parallel (%b) = (%c0) to (%c256) step (%c1) {      // mapping: block x
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {    // mapping: thread x
+        %g = b * 256 + t;  scf.if (%g < 65536) { ... i = g / 1024, j = g % 1024 ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256", "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"];
+}
+
+def StrataNvvmIntrinsics : Pass<"strata-nvvm-intrinsics", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Replaces libdevice calls that have an exact LLVM intrinsic by the intrinsic.";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm` in `strata-lower-to-nvvm`: its libdevice calls that have
+    an exact LLVM intrinsic (floor, ceil, trunc, fabs, fma, sqrt, copysign: one PTX instruction
+    each, IEEE-rounded) become that intrinsic again, so kernels of strata-approximate-math's
+    polynomials need no libdevice and the PTX does not depend on where (or whether) the CUDA
+    toolkit is found. The intrinsics cannot be made earlier: convert-gpu-to-nvvm marks
+    `llvm.intr.floor` and `llvm.intr.sqrt` illegal. Other libdevice calls stay.
+
+    Before => after:
+
+    ```mlir
+    %1 = llvm.call @__nv_fmaf(%a, %b, %c) : (f32, f32, f32) -> f32
+    // =>
+    %1 = llvm.intr.fma(%a, %b, %c) : (f32, f32, f32) -> f32
+    ```
+  }];
+}
+
 #endif // STRATA_PASSES_TD

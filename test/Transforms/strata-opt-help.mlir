@@ -14,3 +14,5 @@
 // CHECK-DAG: --strata-parallelize-loops
 // CHECK-DAG: --strata-unique-results
 // CHECK-DAG: --strata-lower-to-nvvm
+// CHECK-DAG: --strata-gpu-map-loops
+// CHECK-DAG: --strata-nvvm-intrinsics
