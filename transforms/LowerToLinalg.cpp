@@ -1166,11 +1166,17 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
       rewriter.replaceOp(op, op.getOperand());
       return success();
     }
-    auto outType = tensorOf(op.getResult());
-    Type elem = outType.getElementType();
-    bool uns = elem.isUnsignedInteger();
+    auto resultType = tensorOf(op.getResult());
+    Type resultElem = resultType.getElementType();
     bool isSum = isa<st::ReduceSumOp>(o), isProd = isa<st::ReduceProdOp>(o);
     bool isMax = isa<st::ReduceMaxOp>(o);
+    // f16/bf16 sums and products accumulate in f32 and round once, as libstrata's kernels
+    // (max/min are exact in any type).
+    bool half = (isSum || isProd) && (resultElem.isF16() || resultElem.isBF16());
+    auto outType = half ? RankedTensorType::get(resultType.getShape(), rewriter.getF32Type())
+                        : resultType;
+    Type elem = outType.getElementType();
+    bool uns = elem.isUnsignedInteger();
     Location loc = op.getLoc();
     Value identity = fromSignless(
         rewriter, loc,
@@ -1183,13 +1189,28 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
                                  [&](OpBuilder &b, Location l, ValueRange args) {
                                    Value x = toSignless(b, l, args[0]),
                                          acc = toSignless(b, l, args[1]);
+                                   if (half)
+                                     x = arith::ExtFOp::create(b, l, elem, x);
                                    Value v = isSum    ? emitAdd(b, l, x, acc)
                                              : isProd ? emitMul(b, l, x, acc)
                                              : isMax  ? emitMax(b, l, x, acc, uns)
                                                       : emitMin(b, l, x, acc, uns);
                                    linalg::YieldOp::create(b, l, fromSignless(b, l, v, elem));
                                  });
-    rewriter.replaceOp(op, reduce.getResults());
+    Value result = reduce.getResult(0);
+    if (half) {
+      int64_t rank = resultType.getRank();
+      SmallVector<AffineMap> ids(2, AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()));
+      result = makeGeneric(rewriter, loc, ValueRange{result},
+                           ValueRange{makeInit(rewriter, loc, resultType)}, ids,
+                           parallelIterators(rank),
+                           [&](OpBuilder &b, Location l, ValueRange args) {
+                             return SmallVector<Value>{
+                                 arith::TruncFOp::create(b, l, resultElem, args[0])};
+                           })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -635,3 +635,19 @@ func.func @unit_contraction(%a: tensor<4x1x3xf32>, %b: tensor<4x1x5xf32>) -> ten
       : (tensor<4x1x3xf32>, tensor<4x1x5xf32>) -> tensor<4x3x5xf32>
   return %0 : tensor<4x3x5xf32>
 }
+
+// -----
+
+// f16/bf16 sums and products accumulate in f32 and round once at the end, as libstrata's
+// kernels do (max/min stay in the element type: they are exact).
+// CHECK-LABEL: func.func @bf16_sum
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x300xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.addf %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x300xbf16>) outs(%{{.*}} : tensor<4xbf16>)
+func.func @bf16_sum(%x: tensor<4x300xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>) {
+  %0 = strata.reduce_sum %x, axes = [1] : (tensor<4x300xbf16>) -> tensor<4xbf16>
+  %1 = strata.reduce_max %x, axes = [1] : (tensor<4x300xbf16>) -> tensor<4xbf16>
+  return %0, %1 : tensor<4xbf16>, tensor<4xbf16>
+}
