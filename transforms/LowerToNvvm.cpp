@@ -8,6 +8,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -47,6 +49,27 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
+    // A memref.copy inside a loop (a scan's per-step slice) would run inside a kernel, where
+    // there is no memrefCopy runtime function: it becomes its own loop nest.
+    SmallVector<memref::CopyOp> nestedCopies;
+    getOperation().walk([&](memref::CopyOp copy) {
+      if (copy->getParentOfType<scf::ForOp>() || copy->getParentOfType<scf::ParallelOp>())
+        nestedCopies.push_back(copy);
+    });
+    IRRewriter copyRewriter(&getContext());
+    for (memref::CopyOp copy : nestedCopies) {
+      copyRewriter.setInsertionPoint(copy);
+      auto linalgCopy = linalg::CopyOp::create(copyRewriter, copy.getLoc(), copy.getSource(),
+                                               copy.getTarget());
+      copyRewriter.eraseOp(copy);
+      copyRewriter.setInsertionPoint(linalgCopy);
+      if (failed(linalg::linalgOpToLoops(copyRewriter, linalgCopy))) {
+        linalgCopy->emitError("strata-gpu-map-loops: cannot lower this copy to loops");
+        return signalPassFailure();
+      }
+      copyRewriter.eraseOp(linalgCopy);
+    }
+
     // Outermost loops only: nested ones run sequentially inside the thread that owns them.
     SmallVector<Operation *> roots;
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -368,7 +368,9 @@ def StrataGpuMapLoops : Pass<"strata-gpu-map-loops", "::mlir::func::FuncOp"> {
     never bind), then tiled into 1-D blocks of `block-size` threads with a bounds check; the
     outer loop maps to block x, the inner one to thread x. A sequential `scf.for` nest outside
     any parallel loop (a full reduction) is wrapped in a one-iteration `scf.parallel` on block
-    x, so no loop is left on the host touching device buffers; so is a lone `memref.store`.
+    x, so no loop is left on the host touching device buffers; so is a lone `memref.store`. A
+    `memref.copy` inside a loop (a scan's per-step slice) becomes a loop nest first: device
+    code has no `memrefCopy` runtime function.
 
     Before => after (block-size 256):
 
@@ -385,7 +387,8 @@ def StrataGpuMapLoops : Pass<"strata-gpu-map-loops", "::mlir::func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256", "Threads per block">,
   ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def StrataNvvmIntrinsics : Pass<"strata-nvvm-intrinsics", "::mlir::gpu::GPUModuleOp"> {

@@ -28,3 +28,21 @@ func.func @two_d(%a: memref<64x1024xf32>, %b: memref<64x1024xf32>) {
   }
   return
 }
+
+// A memref.copy inside a loop (a scan's per-step slice) becomes a loop nest of loads and
+// stores: it will run inside a kernel, where no memrefCopy function exists.
+// CHECK-LABEL: func.func @copy_in_loop
+// CHECK-NOT: memref.copy
+// CHECK: memref.load
+// CHECK: memref.store
+func.func @copy_in_loop(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = memref.subview %a[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+    %d = memref.subview %b[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+    memref.copy %s, %d : memref<1x8xf32, strided<[8, 1], offset: ?>> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+  }
+  return
+}
