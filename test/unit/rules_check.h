@@ -111,17 +111,7 @@ inline void check_derivatives(const FlatFn &f, const std::vector<Array> &x, Rng 
     u.push_back(random_f64(xi.shape(), rng));
   auto [y, ty] = jvp_flat(f, x, u);
   const double h = 1e-6;
-  auto shifted = [&](double s) {
-    std::vector<Array> xs;
-    for (size_t i = 0; i < x.size(); ++i) {
-      std::vector<double> a = values(x[i]), d = values(u[i]);
-      for (size_t k = 0; k < a.size(); ++k)
-        a[k] += s * d[k];
-      xs.push_back(make(a, x[i].shape(), float64));
-    }
-    return f(xs);
-  };
-  std::vector<Array> yp = shifted(h), ym = shifted(-h);
+  std::vector<Array> yp = f(shifted(x, u, h)), ym = f(shifted(x, u, -h));
   for (size_t j = 0; j < y.size(); ++j) {
     std::vector<double> p = values(yp[j]), m = values(ym[j]), fd;
     for (size_t k = 0; k < p.size(); ++k)

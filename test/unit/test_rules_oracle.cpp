@@ -29,35 +29,6 @@ using namespace strata::testutil;
 namespace {
 // ---- Helpers over flat lists of arrays --------------------------------------------------------
 
-bool floating(const Array &a) { return is_floating(a.dtype()); }
-
-// All float outputs' values, concatenated.
-std::vector<double> flat_floats(const std::vector<Array> &xs) {
-  std::vector<double> out;
-  for (const Array &x : xs)
-    if (floating(x)) {
-      std::vector<double> v = values(x);
-      out.insert(out.end(), v.begin(), v.end());
-    }
-  return out;
-}
-
-// x + h * u for the float operands (u is zero elsewhere).
-std::vector<Array> shifted(const std::vector<Array> &x, const std::vector<Array> &u, double h) {
-  std::vector<Array> out;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (!floating(x[i])) {
-      out.push_back(x[i]);
-      continue;
-    }
-    std::vector<double> a = values(x[i]), b = values(u[i]);
-    for (size_t k = 0; k < a.size(); ++k)
-      a[k] += h * b[k];
-    out.push_back(make(a, x[i].shape(), x[i].dtype()));
-  }
-  return out;
-}
-
 // A random direction for the float operands; zeros of the operand's type for the others.
 std::vector<Array> direction(Rng &rng, const std::vector<Array> &x) {
   std::vector<Array> u;
@@ -224,19 +195,10 @@ TEST_P(RulesOracle, VjpTranspose) {
     ASSERT_EQ(jtv.size(), x.size());
     for (size_t i = 0; i < x.size(); ++i)
       EXPECT_EQ(jtv[i].type_str(), x[i].type_str()) << "cotangent of operand " << i;
-    double lhs = 0, rhs = 0, scale = 0;
-    std::vector<double> fv = flat_floats(v), fju = flat_floats(ju);
-    for (size_t k = 0; k < fv.size(); ++k) {
-      lhs += fv[k] * fju[k];
-      scale += std::fabs(fv[k] * fju[k]);
-    }
-    std::vector<double> fjtv = flat_floats(jtv), fu = flat_floats(u);
-    ASSERT_EQ(fjtv.size(), fu.size());
-    for (size_t k = 0; k < fu.size(); ++k) {
-      rhs += fjtv[k] * fu[k];
-      scale += std::fabs(fjtv[k] * fu[k]);
-    }
-    EXPECT_NEAR(lhs, rhs, r->dot_tol * std::max(1.0, scale)) << "<v, J u> vs <J^T v, u>";
+    ASSERT_EQ(flat_floats(jtv).size(), flat_floats(u).size());
+    AdjointSums s = adjoint_sums(v, ju, jtv, u);
+    EXPECT_NEAR(s.lhs, s.rhs, r->dot_tol * std::max(1.0, s.magnitude))
+        << "<v, J u> vs <J^T v, u>";
   }
 }
 

@@ -43,32 +43,6 @@ Array index(Rng &rng, int64_t lo, int64_t hi, DType dtype = int32) {
   return make({static_cast<double>(d(rng))}, Shape{}, dtype);
 }
 
-bool floating(const Array &a) { return is_floating(a.dtype()); }
-
-std::vector<double> flat_floats(const Arrays &xs) {
-  std::vector<double> out;
-  for (const Array &x : xs)
-    if (floating(x)) {
-      std::vector<double> v = values(x);
-      out.insert(out.end(), v.begin(), v.end());
-    }
-  return out;
-}
-// x + h * u on the float operands.
-Arrays shifted(const Arrays &x, const Arrays &u, double h) {
-  Arrays out;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (!floating(x[i])) {
-      out.push_back(x[i]);
-      continue;
-    }
-    std::vector<double> a = values(x[i]), b = values(u[i]);
-    for (size_t k = 0; k < a.size(); ++k)
-      a[k] += h * b[k];
-    out.push_back(make(a, x[i].shape(), x[i].dtype()));
-  }
-  return out;
-}
 // Random values for float arrays, zeros for the others (tangents of start indices).
 Arrays random_like(Rng &rng, const Arrays &x) {
   Arrays u;
@@ -127,19 +101,9 @@ void check_transpose(const FlatFn &f, const Arrays &x, Rng &rng) {
   ASSERT_EQ(jtv.size(), x.size());
   for (size_t i = 0; i < x.size(); ++i)
     EXPECT_EQ(jtv[i].type_str(), x[i].type_str()) << "cotangent of operand " << i;
-  double lhs = 0, rhs = 0, scale = 1;
-  std::vector<double> fv = flat_floats(v), fju = flat_floats(ju);
-  for (size_t k = 0; k < fv.size(); ++k) {
-    lhs += fv[k] * fju[k];
-    scale += std::fabs(fv[k] * fju[k]);
-  }
-  std::vector<double> fjtv = flat_floats(jtv), fu = flat_floats(u);
-  ASSERT_EQ(fjtv.size(), fu.size());
-  for (size_t k = 0; k < fu.size(); ++k) {
-    rhs += fjtv[k] * fu[k];
-    scale += std::fabs(fjtv[k] * fu[k]);
-  }
-  EXPECT_NEAR(lhs, rhs, 1e-12 * scale) << "<v, J u> vs <J^T v, u>";
+  ASSERT_EQ(flat_floats(jtv).size(), flat_floats(u).size());
+  AdjointSums s = adjoint_sums(v, ju, jtv, u);
+  EXPECT_NEAR(s.lhs, s.rhs, 1e-12 * (1 + s.magnitude)) << "<v, J u> vs <J^T v, u>";
 }
 
 // The primitives are linear, so their second derivative is zero; a nonlinear wrapper

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -139,6 +140,59 @@ inline double wrap_to(DType t, double v) {
   case DType::UInt32: return static_cast<uint32_t>(i);
   default: return v;
   }
+}
+
+/// Whether a is of a floating dtype (the operands transforms differentiate).
+inline bool floating(const Array &a) { return is_floating(a.dtype()); }
+
+/// The values of the floating arrays of xs, concatenated (others skipped).
+inline std::vector<double> flat_floats(const std::vector<Array> &xs) {
+  std::vector<double> out;
+  for (const Array &x : xs)
+    if (floating(x)) {
+      std::vector<double> v = values(x);
+      out.insert(out.end(), v.begin(), v.end());
+    }
+  return out;
+}
+
+/// x + h * u on the floating operands (the others unchanged): a finite-difference step.
+inline std::vector<Array> shifted(const std::vector<Array> &x, const std::vector<Array> &u,
+                                  double h) {
+  std::vector<Array> out;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!floating(x[i])) {
+      out.push_back(x[i]);
+      continue;
+    }
+    std::vector<double> a = values(x[i]), b = values(u[i]);
+    for (size_t k = 0; k < a.size(); ++k)
+      a[k] += h * b[k];
+    out.push_back(make(a, x[i].shape(), x[i].dtype()));
+  }
+  return out;
+}
+
+/// Both sides of the adjoint identity <v, J u> == <J^T v, u> over the floating arrays, and
+/// the sum of the magnitudes of their terms (for a relative tolerance). The caller checks that
+/// jtv and u hold as many floats.
+struct AdjointSums {
+  double lhs = 0, rhs = 0, magnitude = 0;
+};
+inline AdjointSums adjoint_sums(const std::vector<Array> &v, const std::vector<Array> &ju,
+                                const std::vector<Array> &jtv, const std::vector<Array> &u) {
+  AdjointSums s;
+  std::vector<double> fv = flat_floats(v), fju = flat_floats(ju);
+  for (size_t k = 0; k < fv.size(); ++k) {
+    s.lhs += fv[k] * fju[k];
+    s.magnitude += std::fabs(fv[k] * fju[k]);
+  }
+  std::vector<double> fjtv = flat_floats(jtv), fu = flat_floats(u);
+  for (size_t k = 0; k < std::min(fjtv.size(), fu.size()); ++k) {
+    s.rhs += fjtv[k] * fu[k];
+    s.magnitude += std::fabs(fjtv[k] * fu[k]);
+  }
+  return s;
 }
 
 } // namespace strata::testutil
