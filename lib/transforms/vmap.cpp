@@ -30,22 +30,25 @@ public:
                               s, dt, weak);
   }
 
+  // Splits inputs into values and batch axes (kNotBatched for values not of this level);
+  // true when any is of this level.
+  bool unwrap(std::span<const Array> inputs, std::vector<Array> &vals,
+              std::vector<int64_t> &dims) {
+    bool any = false;
+    for (const Array &x : inputs) {
+      auto *t = tracer_of<BatchTracer>(x, this);
+      vals.push_back(t ? t->val : x);
+      dims.push_back(t ? t->bdim : kNotBatched);
+      any = any || t;
+    }
+    return any;
+  }
+
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
     std::vector<Array> vals;
     std::vector<int64_t> dims;
-    bool any = false;
-    for (const Array &x : inputs) {
-      if (auto *t = tracer_of<BatchTracer>(x, this)) {
-        vals.push_back(t->val);
-        dims.push_back(t->bdim);
-        any = true;
-      } else {
-        vals.push_back(x);
-        dims.push_back(kNotBatched);
-      }
-    }
-    if (!any)
+    if (!unwrap(inputs, vals, dims))
       return bind(prim, vals, params);
     if (!prim.batch)
       fail(prim.name, "has no batch rule");
@@ -69,11 +72,7 @@ public:
       return TraceLevel::process_call(kind, f, inputs);
     std::vector<Array> vals;
     std::vector<int64_t> dims;
-    for (const Array &x : inputs) {
-      auto *t = tracer_of<BatchTracer>(x, this);
-      vals.push_back(t ? t->val : x);
-      dims.push_back(t ? t->bdim : kNotBatched);
-    }
+    unwrap(inputs, vals, dims);
     // Every batched function returns its outputs batched on axis 0.
     CallKind batched = kind;
     FlatFn bf = [f, dims](const std::vector<Array> &in) { return vmap_flat(f, in, dims); };
@@ -117,13 +116,10 @@ public:
                                  std::span<const Array> inputs) {
     std::vector<Array> vals;
     std::vector<int64_t> dims;
+    unwrap(inputs, vals, dims);
     std::string tag = "vmap:";
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      auto *t = tracer_of<BatchTracer>(inputs[i], this);
-      vals.push_back(t ? t->val : inputs[i]);
-      dims.push_back(t ? t->bdim : kNotBatched);
-      tag += (i ? "," : "") + (t ? std::to_string(t->bdim) : std::string("-"));
-    }
+    for (size_t i = 0; i < dims.size(); ++i)
+      tag += (i ? "," : "") + (dims[i] == kNotBatched ? std::string("-") : std::to_string(dims[i]));
     FlatFn bf = [f, dims](const std::vector<Array> &in) { return vmap_flat(f, in, dims); };
     std::vector<Array> outs;
     try {
