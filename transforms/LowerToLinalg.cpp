@@ -117,6 +117,20 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
   return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
 }
 
+/// `value` (an f32 tensor) rounded elementwise to `type`'s narrower float element type: the
+/// last step of an f16/bf16 op that accumulates in f32.
+Value truncateTensor(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> ids(2, AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+  return makeGeneric(b, loc, ValueRange{value}, ValueRange{makeInit(b, loc, type)}, ids,
+                     parallelIterators(rank),
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       return SmallVector<Value>{
+                           arith::TruncFOp::create(nb, l, type.getElementType(), args[0])};
+                     })
+      .getResult(0);
+}
+
 /// `shape` without dimension `dim`.
 SmallVector<int64_t> dropDim(ArrayRef<int64_t> shape, int64_t dim) {
   SmallVector<int64_t> out(shape);
@@ -171,19 +185,17 @@ Value toIndex(OpBuilder &b, Location loc, Value i64) {
 /// atan2(0, 0) into NaN (libm: +-0 or +-pi by the signs), so both zeros are handled here.
 Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x) {
   Type t = y.getType();
-  auto ft = cast<FloatType>(t);
+  auto bits = b.getIntegerType(cast<FloatType>(t).getWidth());
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 0.0));
-  Value pi = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(t, llvm::APFloat(3.14159265358979323846).convertToDouble()));
-  (void)ft;
+  Value pi = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 3.14159265358979323846));
   Value bothZero = arith::AndIOp::create(
       b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero),
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero));
   // x = -0 gives +-pi, x = +0 gives +-0, the sign taken from y.
   Value xNegative = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::slt,
-      arith::BitcastOp::create(b, loc, b.getIntegerType(ft.getWidth()), x),
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getIntegerType(ft.getWidth()), 0)));
+      arith::BitcastOp::create(b, loc, bits, x),
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0)));
   Value magnitude = arith::SelectOp::create(b, loc, xNegative, pi, zero);
   Value atZero = math::CopySignOp::create(b, loc, magnitude, y);
   return arith::SelectOp::create(b, loc, bothZero, atZero, math::Atan2Op::create(b, loc, y, x));
@@ -1198,18 +1210,8 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
                                    linalg::YieldOp::create(b, l, fromSignless(b, l, v, elem));
                                  });
     Value result = reduce.getResult(0);
-    if (half) {
-      int64_t rank = resultType.getRank();
-      SmallVector<AffineMap> ids(2, AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()));
-      result = makeGeneric(rewriter, loc, ValueRange{result},
-                           ValueRange{makeInit(rewriter, loc, resultType)}, ids,
-                           parallelIterators(rank),
-                           [&](OpBuilder &b, Location l, ValueRange args) {
-                             return SmallVector<Value>{
-                                 arith::TruncFOp::create(b, l, resultElem, args[0])};
-                           })
-                   .getResult(0);
-    }
+    if (half)
+      result = truncateTensor(rewriter, loc, result, resultType);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -1463,19 +1465,6 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
     Value init =
         makeInit(rewriter, loc, outType,
                  fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0), outElem));
-    auto finish = [&](Value acc) {
-      if (!half)
-        return acc;
-      int64_t rank = resultType.getRank();
-      SmallVector<AffineMap> ids(2, AffineMap::getMultiDimIdentityMap(rank, getContext()));
-      return makeGeneric(rewriter, loc, ValueRange{acc}, ValueRange{makeInit(rewriter, loc, resultType)},
-                         ids, parallelIterators(rank),
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           return SmallVector<Value>{arith::TruncFOp::create(
-                               b, l, resultType.getElementType(), args[0])};
-                         })
-          .getResult(0);
-    };
     ArrayRef<int64_t> lb = op.getLhsBatch(), rb = op.getRhsBatch();
     ArrayRef<int64_t> lc = op.getLhsContracting(), rc = op.getRhsContracting();
     Value lhs = op.getLhs(), rhs = op.getRhs();
@@ -1545,7 +1534,8 @@ struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
                       Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
                       return SmallVector<Value>{emitAdd(b, l, args[2], emitMul(b, l, x, y))};
                     });
-    rewriter.replaceOp(op, finish(generic.getResult(0)));
+    Value acc = generic.getResult(0);
+    rewriter.replaceOp(op, half ? truncateTensor(rewriter, loc, acc, resultType) : acc);
     return success();
   }
 };
