@@ -156,16 +156,19 @@ const std::string &compiler_fingerprint() {
   return f;
 }
 
-/// The on-disk cache file for IR `ir`, or "" when STRATA_CACHE_DIR is not set.
-std::string disk_cache_path(const std::string &ir) {
+/// The persistent cache's directory (STRATA_CACHE_DIR), or "" when it is off.
+std::string disk_cache_dir() {
   const char *dir = std::getenv("STRATA_CACHE_DIR");
-  if (!dir || !*dir)
-    return "";
+  return dir ? dir : "";
+}
+
+/// The file in the persistent cache `dir` for staged IR `ir`.
+std::string disk_cache_path(const std::string &dir, const std::string &ir) {
   llvm::SHA256 h;
   h.update(compiler_fingerprint());
   h.update(ir);
   std::array<uint8_t, 32> digest = h.final();
-  return std::string(dir) + "/" + llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 16), true) +
+  return dir + "/" + llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 16), true) +
          ".o";
 }
 
@@ -198,7 +201,9 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
                                                       const std::string &stop_after) {
   mlir::MLIRContext &ctx = jit_context();
   mlir::ModuleOp module = *staged.module;
-  std::string staged_text = print(module);
+  // The staged text is printed only for a reader (stages) or the persistent cache's key.
+  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
+  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
   if (stages)
     stages->emplace_back("strata", staged_text);
   if (stop_after == "strata")
@@ -209,7 +214,7 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
     throw Error("[jit] cannot detect the host CPU: " + llvm::toString(jtmb.takeError()),
                 ErrorKind::Internal);
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
-  std::string cache_path = stop_after.empty() ? disk_cache_path(staged_text) : "";
+  std::string cache_path = cache_dir.empty() ? "" : disk_cache_path(cache_dir, staged_text);
   std::unique_ptr<llvm::MemoryBuffer> object;
   if (!cache_path.empty())
     if (auto buf = llvm::MemoryBuffer::getFile(cache_path); buf) {
