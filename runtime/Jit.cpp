@@ -12,6 +12,7 @@
 #include <list>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "runtime/CpuBackend.h"
 #include "runtime/Staging.h"
@@ -210,7 +211,8 @@ struct JitFunction::Impl {
   std::string last_explain;
   bool has_last = false;
   CacheKey last;
-  std::vector<CacheKey> compiled; // every key compiled, to tell evictions from new signatures
+  // Every key compiled, to tell evictions from new signatures.
+  std::unordered_set<CacheKey, KeyHash> compiled;
   /// The jitted transforms of this function (its vmap, jvp, forward and backward passes), by
   /// CallKind::rejit tag: owned here so that their executables are found again next call.
   std::map<std::string, std::shared_ptr<Impl>> derived;
@@ -249,9 +251,8 @@ struct JitFunction::Impl {
   std::string explain_miss(const CacheKey &k) {
     if (!has_last)
       return "first call";
-    for (const CacheKey &c : compiled)
-      if (c == k)
-        return "this signature was compiled before and evicted from the cache (capacity " +
+    if (compiled.count(k))
+      return "this signature was compiled before and evicted from the cache (capacity " +
                std::to_string(cache().capacity()) + ")";
     std::string why;
     auto add = [&](const std::string &s) { why += (why.empty() ? "" : "; ") + s; };
@@ -361,7 +362,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
     im.last_explain = im.explain_miss(key);
     im.last = key;
     im.has_last = true;
-    im.compiled.push_back(key);
+    im.compiled.insert(key);
   }
   ++globals().misses;
   auto entry = std::make_shared<Entry>();

@@ -97,3 +97,20 @@ TEST(Jit, ConcurrentCallsAreSafe) {
 }
 
 } // namespace
+
+namespace {
+
+// A signature dropped by the bounded cache is compiled again, and explain() says why.
+TEST(Jit, EvictionIsExplained) {
+  set_jit_cache_capacity(1);
+  auto jf = jit([](const Array &x) { return x + 1.0; });
+  jf(full({2}, 1.0f));
+  jf(full({3}, 1.0f)); // evicts f32[2]
+  jf(full({2}, 1.0f));
+  std::string why = jf.explain();
+  set_jit_cache_capacity(512);
+  EXPECT_NE(why.find("evicted from the cache (capacity 1)"), std::string::npos) << why;
+  EXPECT_EQ(jf.stats().misses, 3);
+}
+
+} // namespace
