@@ -10,7 +10,9 @@
 
 #include "allocator_impl.h"
 #include "buffer_impl.h"
+#include "device_impl.h"
 #include "kernels_impl.h"
+#include "strata/device.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
 #include "trace_impl.h"
@@ -36,7 +38,21 @@ Buffer::Buffer(size_t nbytes) : nbytes_(nbytes) {
   note_alloc(static_cast<int64_t>(nbytes));
 }
 
+Buffer::Buffer(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
+  if (device.kind == Device::Kind::CPU) {
+    data_ = host_alloc(nbytes);
+    note_alloc(static_cast<int64_t>(nbytes));
+    return;
+  }
+  data_ = checked_backend("array", device)->allocate(device.index, nbytes);
+}
+
 Buffer::~Buffer() {
+  if (device_.kind != Device::Kind::CPU) {
+    if (DeviceBackend *b = device_backend(device_.kind))
+      b->deallocate(device_.index, data_, nbytes_);
+    return;
+  }
   host_free(data_, nbytes_);
   g_live_bytes.fetch_sub(static_cast<int64_t>(nbytes_), std::memory_order_relaxed);
   g_live_buffers.fetch_sub(1, std::memory_order_relaxed);
@@ -199,7 +215,10 @@ int64_t Array::shape(int axis) const {
 }
 DType Array::dtype() const { return checked(impl_).dtype; }
 bool Array::weak_type() const { return checked(impl_).weak_type; }
-Device Array::device() const { return checked(impl_).device; }
+Device Array::device() const {
+  const Impl &i = checked(impl_);
+  return i.buffer ? i.buffer->device() : i.device;
+}
 int64_t Array::size() const { return num_elements(shape()); }
 int64_t Array::nbytes() const { return size() * static_cast<int64_t>(itemsize(dtype())); }
 std::string Array::type_str() const { return strata::type_str(dtype(), shape()); }
@@ -207,21 +226,39 @@ bool Array::is_concrete() const { return checked(impl_).buffer != nullptr; }
 const std::shared_ptr<Buffer> &Array::buffer() const { return checked(impl_).buffer; }
 const std::shared_ptr<Tracer> &Array::tracer() const { return checked(impl_).tracer; }
 
-const void *Array::data() const {
-  const Impl &i = checked(impl_);
+namespace {
+const Buffer &concrete_buffer(const Array &a, const Array::Impl &i) {
   if (!i.buffer)
-    throw Error(detail::cat("[array] ", type_str(), " is a traced value of ",
+    throw Error(detail::cat("[array] ", a.type_str(), " is a traced value of ",
                             describe_tracer(*i.tracer),
                             "; it has no concrete data (a value that decides control flow or a "
                             "shape must be a static argument of jit, or use select/where)"),
                 ErrorKind::Type);
-  return i.buffer->data();
+  return *i.buffer;
+}
+} // namespace
+
+const void *Array::data() const {
+  const Impl &i = checked(impl_);
+  const Buffer &b = concrete_buffer(*this, i);
+  if (b.device().kind != Device::Kind::CPU)
+    throw Error(detail::cat("[array] ", type_str(), " lives on ", b.device().to_string(),
+                            "; its data is not in host memory (copy_to, to_vector or "
+                            "device_put(x, cpu_device()) copy it to the host)"),
+                ErrorKind::Type);
+  return b.data();
 }
 void *Array::mutable_data() const { return const_cast<void *>(data()); }
 void Array::copy_to(void *dst) const {
+  const Impl &i = checked(impl_);
+  const Buffer &b = concrete_buffer(*this, i);
   size_t n = static_cast<size_t>(nbytes());
-  if (n)
-    std::memcpy(dst, data(), n);
+  if (!n)
+    return;
+  if (b.device().kind == Device::Kind::CPU)
+    std::memcpy(dst, b.data(), n);
+  else
+    checked_backend("copy_to", b.device())->copy_to_host(b.device().index, dst, b.data(), n);
 }
 
 Array Array::with_shape(const Shape &shape) const {
@@ -246,6 +283,8 @@ Array Array::with_weak_type(bool weak) const {
 double item_as_double(const Array &a) {
   if (a.size() != 1)
     fail("item", "expected an array with one element, got ", a.type_str());
+  if (a.is_concrete() && a.device().kind != Device::Kind::CPU)
+    return item_as_double(device_put(a, cpu_device()));
   double out = 0;
   STRATA_DISPATCH(a.dtype(), T, { out = static_cast<double>(load(a.data<T>()[0])); });
   return out;
@@ -253,6 +292,8 @@ double item_as_double(const Array &a) {
 int64_t item_as_int(const Array &a) {
   if (a.size() != 1)
     fail("item", "expected an array with one element, got ", a.type_str());
+  if (a.is_concrete() && a.device().kind != Device::Kind::CPU)
+    return item_as_int(device_put(a, cpu_device()));
   int64_t out = 0;
   STRATA_DISPATCH(a.dtype(), T, {
     auto v = load(a.data<T>()[0]);

@@ -1,4 +1,5 @@
-// Host buffers (64-byte aligned, counted in memory_stats) and the internals of Array.
+// Buffers (host: 64-byte aligned, counted in memory_stats; device: from the registered
+// DeviceBackend) and the internals of Array.
 #pragma once
 
 #include <memory>
@@ -10,15 +11,20 @@ namespace strata {
 class Buffer {
 public:
   explicit Buffer(size_t nbytes);
+  /// Memory on `device` (host memory for cpu:0); throws when no backend has that device.
+  Buffer(size_t nbytes, Device device);
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
+  /// The memory's address: a host pointer on cpu:0, a device address otherwise.
   void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
 
 private:
   void *data_;
   size_t nbytes_;
+  Device device_;
 };
 
 struct Array::Impl {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "buffer_impl.h"
+#include "device_impl.h"
 #include "kernels_impl.h"
 #include "trace_impl.h"
 
@@ -173,6 +174,10 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
     avals = heap;
   }
   std::vector<AbstractValue> out = prim.shape_rule(avals, params);
+  // Inputs on a GPU: the device runtime runs the op there (a compiled kernel per signature).
+  for (const Array &a : inputs)
+    if (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU)
+      return device_eval(prim, inputs, params, common_device(prim.name, inputs));
   return prim.impl(inputs, params, out);
 }
 
