@@ -1,5 +1,6 @@
 // strata-linalg-to-blas: float contractions on buffers become calls of the runtime's strided
-// gemm (BLIS on the CPU), with the operands' strides read from their memref descriptors.
+// gemm (BLIS on the CPU, cuBLAS on a GPU), with the operands' strides read from their memref
+// descriptors.
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,8 +20,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kGemmFn = "strata_rt_gemm";
-
 /// The position of loop dimension `dim` among `map`'s results, if it is one of them.
 std::optional<unsigned> positionOf(AffineMap map, unsigned dim) {
   for (unsigned i = 0; i < map.getNumResults(); ++i)
@@ -29,16 +28,16 @@ std::optional<unsigned> positionOf(AffineMap map, unsigned dim) {
   return std::nullopt;
 }
 
-/// The private declaration of the runtime's gemm: 21 i64 arguments (element bits, batch, m, n,
-/// k, then pointer, offset, batch/row/column strides of a, b and c, then accumulate (1: c += ab,
-/// 0: c = ab)).
-func::FuncOp declareGemm(ModuleOp module, OpBuilder &b) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(kGemmFn))
+/// The private declaration of the runtime's gemm `name`: 21 i64 arguments (element bits or type
+/// code, batch, m, n, k, then pointer, offset, batch/row/column strides of a, b and c, then
+/// accumulate (1: c += ab, 0: c = ab)).
+func::FuncOp declareGemm(ModuleOp module, OpBuilder &b, StringRef name) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   SmallVector<Type> args(21, b.getI64Type());
-  auto fn = func::FuncOp::create(b, module.getLoc(), kGemmFn, b.getFunctionType(args, {}));
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
 }
@@ -53,12 +52,22 @@ bool isZeroFillOf(Operation *op, Value buffer) {
   return f && f.getValue().isPosZero();
 }
 
+/// Whether `v` is block argument `arg`, or (with `widened`) `arith.extf` of it.
+bool isArgOrExt(Value v, Value arg, bool widened) {
+  if (!widened)
+    return v == arg;
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  return ext && ext.getIn() == arg;
+}
+
 /// Whether the op's body is exactly `yield(acc + a * b)` on its block arguments (a, b inputs,
-/// acc the output). isaContractionOpInterface also accepts bodies that transform an input
-/// first (`acc + exp(a) * b`), which a gemm call would silently drop.
-bool isPlainMulAdd(linalg::LinalgOp op) {
+/// acc the output), or with `widened`, `yield(acc + extf(a) * extf(b))` (the f16/bf16
+/// contractions strata-lower-to-linalg makes, accumulating in f32). isaContractionOpInterface
+/// also accepts bodies that transform an input first (`acc + exp(a) * b`), which a gemm call
+/// would silently drop.
+bool isPlainMulAdd(linalg::LinalgOp op, bool widened) {
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3)
+  if (body->getOperations().size() != (widened ? 5u : 3u))
     return false;
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
   auto add = yield ? yield.getValues()[0].getDefiningOp<arith::AddFOp>() : arith::AddFOp();
@@ -70,16 +79,46 @@ bool isPlainMulAdd(linalg::LinalgOp op) {
   if (!mul)
     return false;
   Value a = body->getArgument(0), b = body->getArgument(1);
-  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+  return (isArgOrExt(mul.getLhs(), a, widened) && isArgOrExt(mul.getRhs(), b, widened)) ||
+         (isArgOrExt(mul.getLhs(), b, widened) && isArgOrExt(mul.getRhs(), a, widened));
+}
+
+/// The first argument of the gemm call for operands of `in` and an accumulator of `out`:
+/// element bits (32, 64) for the CPU's strata_rt_gemm, or with `typeCodes` the type code of
+/// strata_rt_cuda_gemm (0: f32, 1: f64, 2: f16 x f16 -> f32, 3: bf16 x bf16 -> f32); nullopt
+/// when the callee takes no such contraction.
+std::optional<int64_t> gemmType(Type in, Type out, bool typeCodes) {
+  if (in == out && (out.isF32() || out.isF64()))
+    return typeCodes ? (out.isF32() ? 0 : 1) : (out.isF32() ? 32 : 64);
+  if (typeCodes && out.isF32() && in.isF16())
+    return 2;
+  if (typeCodes && out.isF32() && in.isBF16())
+    return 3;
+  return std::nullopt;
 }
 
 struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  ContractionToGemm(MLIRContext *ctx, StringRef callee, bool typeCodes)
+      : OpInterfaceRewritePattern(ctx), callee(callee.str()), typeCodes(typeCodes) {}
+
+  std::string callee;
+  bool typeCodes;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
       return rewriter.notifyMatchFailure(op, "not a two-input contraction on buffers");
-    if (!linalg::isaContractionOpInterface(op) || !isPlainMulAdd(op))
+    if (!linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "not a contraction");
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+    Type et = cast<MemRefType>(c.getType()).getElementType();
+    Type inType = cast<MemRefType>(a.getType()).getElementType();
+    if (cast<MemRefType>(b.getType()).getElementType() != inType)
+      return rewriter.notifyMatchFailure(op, "mixed input element types");
+    std::optional<int64_t> type = gemmType(inType, et, typeCodes);
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "the gemm takes f32 and f64 (and with type codes "
+                                             "f16/bf16 inputs with an f32 accumulator)");
+    if (!isPlainMulAdd(op, inType != et))
       return rewriter.notifyMatchFailure(op, "not a plain mul-add contraction");
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (failed(dims))
@@ -99,13 +138,6 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (llvm::any_of(ranges, ShapedType::isDynamic) || ms.size() > 1 || ns.size() > 1 ||
         ks.size() > 1 || bs.size() > 1)
       return rewriter.notifyMatchFailure(op, "more than one m, n, k or batch dimension");
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
-    Type et = cast<MemRefType>(c.getType()).getElementType();
-    if (!et.isF32() && !et.isF64())
-      return rewriter.notifyMatchFailure(op, "BLAS takes f32 and f64");
-    for (Value v : {a, b})
-      if (cast<MemRefType>(v.getType()).getElementType() != et)
-        return rewriter.notifyMatchFailure(op, "mixed element types");
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (AffineMap m : maps)
       if (!m.isProjectedPermutation())
@@ -140,7 +172,7 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Operation *prev = op->getPrevNode();
     bool overwrite = isZeroFillOf(prev, c);
     SmallVector<Value> args;
-    args.push_back(constant(et.isF32() ? 32 : 64));
+    args.push_back(constant(*type));
     SmallVector<Value> operandArgs;
     SmallVector<Value, 3> operands = {a, b, c};
     for (auto [idx, v] : llvm::enumerate(operands)) {
@@ -165,14 +197,14 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
       } else {
         rs = cs = constant(1);
       }
-      operandArgs.append({i64(ptr), i64(meta.getOffset()), batch ? stride(batch) : constant(0),
-                          rs, cs});
+      operandArgs.append(
+          {i64(ptr), i64(meta.getOffset()), batch ? stride(batch) : constant(0), rs, cs});
     }
     auto extent = [&](Dim d) { return constant(d ? ranges[*d] : 1); };
     args.append({extent(batch), extent(m), extent(n), extent(k)});
     args.append(operandArgs);
     args.push_back(constant(overwrite ? 0 : 1));
-    func::FuncOp gemm = declareGemm(op->getParentOfType<ModuleOp>(), rewriter);
+    func::FuncOp gemm = declareGemm(op->getParentOfType<ModuleOp>(), rewriter, callee);
     func::CallOp::create(rewriter, loc, gemm, args);
     if (overwrite)
       rewriter.eraseOp(prev);
@@ -181,15 +213,16 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
-struct StrataLinalgToBlasPass
-    : strata::impl::StrataLinalgToBlasBase<StrataLinalgToBlasPass> {
+struct StrataLinalgToBlasPass : strata::impl::StrataLinalgToBlasBase<StrataLinalgToBlasPass> {
+  using StrataLinalgToBlasBase::StrataLinalgToBlasBase;
+
   void runOnOperation() override {
     if (!isa<ModuleOp>(getOperation())) {
       getOperation()->emitError("strata-linalg-to-blas runs on a module");
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<ContractionToGemm>(&getContext());
+    patterns.add<ContractionToGemm>(&getContext(), callee, typeCodes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -53,14 +54,20 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
     // there is no memrefCopy runtime function: it becomes its own loop nest.
     SmallVector<memref::CopyOp> nestedCopies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (copy->getParentOfType<scf::ForOp>() || copy->getParentOfType<scf::ParallelOp>())
+      // So does a copy between non-contiguous views (a strided slice): gpu.memcpy moves one
+      // contiguous range (the lead's note: strata-gpu-host-memory relies on this).
+      auto contiguous = [](Value v) {
+        return memref::isStaticShapeAndContiguousRowMajor(cast<MemRefType>(v.getType()));
+      };
+      if (copy->getParentOfType<scf::ForOp>() || copy->getParentOfType<scf::ParallelOp>() ||
+          !contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
         nestedCopies.push_back(copy);
     });
     IRRewriter copyRewriter(&getContext());
     for (memref::CopyOp copy : nestedCopies) {
       copyRewriter.setInsertionPoint(copy);
-      auto linalgCopy = linalg::CopyOp::create(copyRewriter, copy.getLoc(), copy.getSource(),
-                                               copy.getTarget());
+      auto linalgCopy =
+          linalg::CopyOp::create(copyRewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
       copyRewriter.eraseOp(copy);
       copyRewriter.setInsertionPoint(linalgCopy);
       if (failed(linalg::linalgOpToLoops(copyRewriter, linalgCopy))) {
@@ -158,22 +165,32 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
 };
 
 /// `strata-nvvm-intrinsics`: after convert-gpu-to-nvvm, turns its libdevice calls that have an
-/// exact LLVM intrinsic (floor, ceil, trunc, fabs, fma, sqrt, copysign: one PTX instruction
-/// each, IEEE-rounded) back into that intrinsic, so the kernels of strata-approximate-math's
-/// polynomials need no libdevice and the PTX does not depend on where (or whether) the CUDA
-/// toolkit is found. The intrinsics cannot be made earlier: convert-gpu-to-nvvm marks
-/// llvm.intr.floor and llvm.intr.sqrt illegal. Other libdevice calls stay.
+/// exact LLVM intrinsic (floor, ceil, trunc, fabs, fma, sqrt, copysign: one PTX instruction each,
+/// IEEE-rounded) back into that intrinsic, and rsqrt into 1 / sqrt (what the CPU computes), so
+/// the kernels of strata-approximate-math's polynomials and of layer norm need no libdevice and
+/// the PTX does not depend on where (or whether) the CUDA toolkit is found. The intrinsics
+/// cannot be made earlier: convert-gpu-to-nvvm marks llvm.intr.floor and llvm.intr.sqrt
+/// illegal. Other libdevice calls stay.
 struct NvvmIntrinsicsPass : strata::impl::StrataNvvmIntrinsicsBase<NvvmIntrinsicsPass> {
 
   void runOnOperation() override {
     static const llvm::StringMap<StringRef> intrinsics = {
-        {"__nv_floorf", "llvm.intr.floor"},       {"__nv_floor", "llvm.intr.floor"},
-        {"__nv_ceilf", "llvm.intr.ceil"},         {"__nv_ceil", "llvm.intr.ceil"},
-        {"__nv_truncf", "llvm.intr.trunc"},       {"__nv_trunc", "llvm.intr.trunc"},
-        {"__nv_fabsf", "llvm.intr.fabs"},         {"__nv_fabs", "llvm.intr.fabs"},
-        {"__nv_fmaf", "llvm.intr.fma"},           {"__nv_fma", "llvm.intr.fma"},
-        {"__nv_sqrtf", "llvm.intr.sqrt"},         {"__nv_sqrt", "llvm.intr.sqrt"},
-        {"__nv_copysignf", "llvm.intr.copysign"}, {"__nv_copysign", "llvm.intr.copysign"},
+        {"__nv_floorf", "llvm.intr.floor"},
+        {"__nv_floor", "llvm.intr.floor"},
+        {"__nv_ceilf", "llvm.intr.ceil"},
+        {"__nv_ceil", "llvm.intr.ceil"},
+        {"__nv_truncf", "llvm.intr.trunc"},
+        {"__nv_trunc", "llvm.intr.trunc"},
+        {"__nv_fabsf", "llvm.intr.fabs"},
+        {"__nv_fabs", "llvm.intr.fabs"},
+        {"__nv_fmaf", "llvm.intr.fma"},
+        {"__nv_fma", "llvm.intr.fma"},
+        {"__nv_sqrtf", "llvm.intr.sqrt"},
+        {"__nv_sqrt", "llvm.intr.sqrt"},
+        {"__nv_copysignf", "llvm.intr.copysign"},
+        {"__nv_copysign", "llvm.intr.copysign"},
+        {"__nv_rsqrtf", ""},
+        {"__nv_rsqrt", ""},
     };
     SmallVector<LLVM::CallOp> calls;
     getOperation().walk([&](LLVM::CallOp call) {
@@ -184,6 +201,16 @@ struct NvvmIntrinsicsPass : strata::impl::StrataNvvmIntrinsicsBase<NvvmIntrinsic
     OpBuilder builder(&getContext());
     for (LLVM::CallOp call : calls) {
       builder.setInsertionPoint(call);
+      if (*call.getCallee() == "__nv_rsqrtf" || *call.getCallee() == "__nv_rsqrt") {
+        // No rsqrt intrinsic: 1 / sqrt(x), both IEEE-rounded (as the CPU computes it).
+        Value x = call.getArgOperands()[0];
+        Value root = LLVM::SqrtOp::create(builder, call.getLoc(), x);
+        Value one = LLVM::ConstantOp::create(builder, call.getLoc(), x.getType(),
+                                             builder.getFloatAttr(x.getType(), 1.0));
+        call.replaceAllUsesWith(LLVM::FDivOp::create(builder, call.getLoc(), one, root));
+        call.erase();
+        continue;
+      }
       OperationState state(call.getLoc(), intrinsics.at(*call.getCallee()));
       state.addOperands(call.getArgOperands());
       state.addTypes(call.getResultTypes());
@@ -202,24 +229,29 @@ struct NvvmIntrinsicsPass : strata::impl::StrataNvvmIntrinsicsBase<NvvmIntrinsic
 
 } // namespace
 
-std::vector<std::pair<std::string, std::string>> nvvmLoweringStages(const std::string &chip,
-                                                                    int64_t blockSize) {
+std::vector<std::pair<std::string, std::string>>
+nvvmLoweringStages(const std::string &chip, int64_t blockSize, int64_t maxBlocks) {
   const auto &cpu = cpuLoweringStages();
   std::vector<std::pair<std::string, std::string>> stages = {cpu[0], cpu[1]};
-  // As on the CPU: results become out-params, inputs are read-only; dot_general stays a
-  // linalg contraction (loops) until cuBLAS is wired in.
+  // As on the CPU: results become out-params, inputs are read-only; f32/f64 contractions and
+  // the f16/bf16 ones with an f32 accumulator become host calls of the runtime's cuBLAS gemm
+  // (device pointers), between the kernels.
   stages.emplace_back("bufferized",
                       "one-shot-bufferize{bufferize-function-boundaries "
                       "function-boundary-type-conversion=identity-layout-map},"
                       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-                      "buffer-deallocation-pipeline,canonicalize");
-  // Every outermost loop nest becomes one kernel; canonicalize before outlining so that
-  // constants are sunk into the kernels rather than passed as arguments.
-  stages.emplace_back("gpu", "func.func(convert-linalg-to-parallel-loops,strata-gpu-map-loops{"
-                             "block-size=" +
-                                 std::to_string(blockSize) +
-                                 "},convert-parallel-loops-to-gpu,canonicalize),"
-                                 "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse");
+                      "buffer-deallocation-pipeline,canonicalize,"
+                      "strata-linalg-to-blas{callee=strata_rt_cuda_gemm type-codes=1}");
+  // strata-gpu-kernels makes the kernels of the linalg ops it knows (grid-stride elementwise,
+  // row groups, full reductions); every outermost loop nest left becomes one kernel of
+  // strata-gpu-map-loops. Canonicalize before outlining so that constants are sunk into the
+  // kernels rather than passed as arguments.
+  std::string sizes = "block-size=" + std::to_string(blockSize);
+  stages.emplace_back(
+      "gpu", "func.func(strata-gpu-kernels{" + sizes + " max-blocks=" + std::to_string(maxBlocks) +
+                 "},convert-linalg-to-parallel-loops,strata-gpu-map-loops{" + sizes +
+                 "},convert-parallel-loops-to-gpu,canonicalize),"
+                 "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse");
   // f16/bf16 math in f32 and f32 math approximated, as on the CPU. convert-gpu-to-nvvm makes
   // libdevice calls of the math left (the approximations' fma, floor, fabs): the ones with an
   // exact intrinsic become that intrinsic again (strata-nvvm-intrinsics), the rest (f64 exp,
@@ -238,8 +270,8 @@ std::vector<std::pair<std::string, std::string>> nvvmLoweringStages(const std::s
 }
 
 LogicalResult buildStrataLowerToNvvmPipeline(OpPassManager &pm, const std::string &chip,
-                                             int64_t blockSize) {
-  for (const auto &[name, text] : nvvmLoweringStages(chip, blockSize))
+                                             int64_t blockSize, int64_t maxBlocks) {
+  for (const auto &[name, text] : nvvmLoweringStages(chip, blockSize, maxBlocks))
     if (failed(parsePassPipeline(text, pm)))
       return failure();
   return success();
@@ -250,8 +282,11 @@ namespace {
 struct NvvmPipelineOptions : PassPipelineOptions<NvvmPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("NVVM target chip (sm_90, sm_120, ...)"),
                            llvm::cl::init("sm_90")};
-  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Most threads per block"),
                             llvm::cl::init(256)};
+  Option<int64_t> maxBlocks{*this, "max-blocks",
+                            llvm::cl::desc("Most blocks per grid (the runtime: 8 x SMs)"),
+                            llvm::cl::init(1056)};
 };
 } // namespace
 
@@ -259,9 +294,12 @@ void registerStrataNvvmPipeline() {
   PassPipelineRegistration<NvvmPipelineOptions>(
       "strata-lower-to-nvvm",
       "Lowers strata IR to PTX for an NVIDIA GPU: the CPU pipeline's first stages, one-shot "
-      "bufferization with out-params, loop nests to 1-D kernels, NVVM, gpu.binary with PTX",
+      "bufferization with out-params, linalg ops to kernels (grid-stride, row reductions and "
+      "fused row groups with warp shuffles and shared memory, full reductions), NVVM, "
+      "gpu.binary with PTX",
       [](OpPassManager &pm, const NvvmPipelineOptions &options) {
-        (void)buildStrataLowerToNvvmPipeline(pm, options.chip, options.blockSize);
+        (void)buildStrataLowerToNvvmPipeline(pm, options.chip, options.blockSize,
+                                             options.maxBlocks);
       });
 }
 

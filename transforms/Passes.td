@@ -253,6 +253,13 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     elements, then 1 to accumulate into c or 0 to overwrite it. Other contractions (integer,
     mixed types, several real m, n or k dimensions) stay linalg.
 
+    Options: `callee` names the function called (default `strata_rt_gemm`, the CPU's;
+    `strata-lower-to-nvvm` calls `strata_rt_cuda_gemm`, cuBLAS, with device pointers). With
+    `type-codes` the first argument is a type code instead of the element width (0: f32, 1:
+    f64, 2: f16 a and b with an f32 c, 3: bf16 a and b with an f32 c), and the f16/bf16
+    contractions strata-lower-to-linalg makes (`acc + extf(a) * extf(b)` into an f32
+    accumulator, truncated by a separate op afterwards) match too; the truncation stays.
+
     Before => after:
 
     ```mlir
@@ -264,6 +271,13 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     call @strata_rt_gemm(%c32, %c1, %m, %n, %k, %pa, %offa, %c0, %rsa, %csa, ..., %c1) : (i64, ...) -> ()
     ```
   }];
+  let options = [
+    Option<"callee", "callee", "std::string", /*default=*/"\"strata_rt_gemm\"",
+           "The gemm function called (strata_rt_cuda_gemm for cuBLAS)">,
+    Option<"typeCodes", "type-codes", "bool", /*default=*/"false",
+           "Pass a type code (0 f32, 1 f64, 2 f16->f32, 3 bf16->f32) instead of the element "
+           "bits, and match f16/bf16 contractions with an f32 accumulator">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
@@ -359,10 +373,88 @@ def StrataUniqueResults : Pass<"strata-unique-results"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def StrataGpuKernels : Pass<"strata-gpu-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Turns linalg ops on buffers into GPU kernels shaped for their access pattern.";
+  let description = [{
+    Part of `strata-lower-to-nvvm` (its "gpu" stage), after bufferization: each linalg op on
+    statically shaped buffers at the top of a host function becomes a `gpu.launch` (1-D grid,
+    1-D blocks of at most `block-size` threads), in program order. Named ops (fill, copy,
+    transpose, a contraction strata-linalg-to-blas left) are generalized first, and a
+    `memref.copy` between non-contiguous views (a strided slice) becomes a copy kernel. Ops it
+    does not take (an argmax over a leading axis, dynamic shapes, anything inside a loop) stay
+    for `strata-gpu-map-loops`.
+
+    - All-parallel ops: a grid-stride loop, `min(ceil(chunks / threads), max-blocks)` blocks.
+      A thread takes chunks of up to 16 bytes of consecutive innermost elements (4 x f32, 2 x
+      f64, 8 x f16): operands contiguous along the innermost loop dimension are read and
+      written with one aligned vector access (`ld.global.v4.b32`), operands that do not depend
+      on it with one load, others one load per element. An op whose operands are all the op's
+      shape through identity maps is one flat loop (collapsed views), with a scalar tail when
+      its size is no multiple of the vector width; otherwise vectors need an innermost extent
+      they divide.
+    - Row groups: a row reduction (leading parallel dimensions, trailing reduction dimensions,
+      an associative combiner with a neutral element: add, mul, min, max, and, or, xor) and
+      the adjacent ops over the same rows (elementwise over the row, per-row epilogues, the
+      fills of the accumulators) become ONE kernel: softmax, layer norm, log-sum-exp. A row
+      runs on a warp (rows of at most 32 chunks; several rows per block) or a block; thread
+      `lane` owns the same chunks of the row in every op, so row temporaries never cross
+      threads: with at most 8 chunks per thread they stay in registers and their buffers
+      disappear when nothing outside the group reads them. Each row reduction combines the
+      thread's chunks, then the warp with `gpu.shuffle xor` (`shfl.sync.bfly`), then across
+      warps through shared memory; every thread gets the row's result.
+    - Adjacent all-parallel ops over the same iteration space (a fusion group with several
+      results: a bias add and its relu) are one grid-stride kernel; a temporary only they use
+      stays in registers.
+    - Full reductions: a grid-stride kernel writes one partial per block (block reduction as
+      above) to a temporary, a one-block kernel combines the partials in a fixed order with the
+      initial value (a fill just before is folded in): deterministic, no atomics.
+    - Other reductions (a column sum): one thread per output element, looping over the
+      reduction in order; adjacent threads take adjacent columns (coalesced).
+    - argmax/argmin over the last axis: a team per row like a row reduction; each thread scans
+      its elements with the op's own body, then (value, index) pairs combine by shuffles and
+      shared memory (the pair the body prefers both ways, else the lower index: the
+      sequential scan's first extremum, first NaN).
+
+    Float sums are reassociated (per-thread partials, then a butterfly): the result may differ
+    from the sequential loop's in the last bits, as with cuDNN or XLA. Vector accesses assume
+    buffers aligned to 16 bytes (the runtime's device allocations are, and memref.alloc asks
+    for 64); an operand with a dynamic or unaligned offset or stride is read per element.
+
+    Before => after (softmax rows of 1000 f32, block-size 256):
+
+    ```mlir
+    linalg.fill ins(%ninf) outs(%max : memref<8xf32>)
+    linalg.generic {..., iterator_types = ["parallel", "reduction"]} ins(%x) outs(%max) { maximumf }
+    linalg.generic {...} ins(%x, %max) outs(%e : memref<8x1000xf32>) { subf, exp }
+    ... (sum of %e, divide)
+    // =>
+    gpu.launch blocks(...) in (%c8, ...) threads(...) in (%c256, ...)
+        workgroup(%wg0 : memref<8xf32, #gpu.address_space<workgroup>>, ...) {
+      scf.for %row = %bid to %c8 step %c8 {
+        %v = vector.load %x[%row, %col] {alignment = 16} : memref<8x1000xf32>, vector<4xf32>
+        ... gpu.shuffle xor ... gpu.barrier ... memref.store %m, %wg0[%warp] ...
+        vector.store %y, %out[%row, %col] {alignment = 16} : memref<8x1000xf32>, vector<4xf32>
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Most threads per block (a multiple of 32)">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"1056",
+           "Most blocks per grid (the runtime passes 8 per SM; 1056 = 8 x 132 SMs of an H100/H200)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def StrataGpuMapLoops : Pass<"strata-gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Maps each outermost loop nest to a 1-D grid of 1-D blocks for a GPU kernel.";
   let description = [{
-    Part of `strata-lower-to-nvvm`: gives every outermost loop nest of a host function a GPU
+    Part of `strata-lower-to-nvvm`, for what `strata-gpu-kernels` leaves (argmax, dynamic
+    shapes, loop nests inside scans): gives every outermost loop nest of a host function a GPU
     mapping that `convert-parallel-loops-to-gpu` turns into one kernel launch. An
     `scf.parallel` is collapsed to one dimension (so any rank maps, and the grid's y/z limits
     never bind), then tiled into 1-D blocks of `block-size` threads with a bounds check; the
@@ -396,8 +488,8 @@ def StrataNvvmIntrinsics : Pass<"strata-nvvm-intrinsics", "::mlir::gpu::GPUModul
   let description = [{
     Runs after `convert-gpu-to-nvvm` in `strata-lower-to-nvvm`: its libdevice calls that have
     an exact LLVM intrinsic (floor, ceil, trunc, fabs, fma, sqrt, copysign: one PTX instruction
-    each, IEEE-rounded) become that intrinsic again, so kernels of strata-approximate-math's
-    polynomials need no libdevice and the PTX does not depend on where (or whether) the CUDA
+    each, IEEE-rounded) become that intrinsic again, and rsqrt becomes 1 / sqrt (as the CPU
+    computes it), so kernels of strata-approximate-math's polynomials need no libdevice and the PTX does not depend on where (or whether) the CUDA
     toolkit is found. The intrinsics cannot be made earlier: convert-gpu-to-nvvm marks
     `llvm.intr.floor` and `llvm.intr.sqrt` illegal. Other libdevice calls stay.
 
@@ -409,6 +501,36 @@ def StrataNvvmIntrinsics : Pass<"strata-nvvm-intrinsics", "::mlir::gpu::GPUModul
     %1 = llvm.intr.fma(%a, %b, %c) : (f32, f32, f32) -> f32
     ```
   }];
+}
+
+def StrataGpuHostMemory : Pass<"strata-gpu-host-memory", "::mlir::ModuleOp"> {
+  let summary = "Puts the buffers of host functions in device memory, for gpu-to-llvm.";
+  let description = [{
+    Runs in `strata-lower-to-nvvm`'s "host" stage, after kernel outlining: in a host function
+    (one outside a `gpu.module`) every buffer is touched only by kernels, cuBLAS calls and
+    copies, so it must live on the device. `memref.alloc`/`memref.dealloc` become
+    `gpu.alloc`/`gpu.dealloc` (the runtime's caching allocator, through `mgpuMemAlloc`),
+    `memref.copy` becomes `gpu.memcpy`, and a `memref.get_global` (a small constant the staging
+    inlined) is copied into a fresh device buffer where it is read. `gpu-async-region` then
+    chains all of them with the launches on one stream. A scalar the host reads (a
+    `dynamic_slice` start index, a `pad` value) goes through `strata_rt_cuda_to_host`, which
+    waits for the stream and copies the element into a host `memref.alloca`. A host function
+    that stores into a buffer is an error: that work belongs in a kernel.
+
+    Before => after:
+
+    ```mlir
+    %0 = memref.alloc() : memref<64xf32>
+    %1 = memref.get_global @__constant_3xf32 : memref<3xf32>
+    // =>
+    %0 = gpu.alloc () : memref<64xf32>
+    %g = memref.get_global @__constant_3xf32 : memref<3xf32>
+    %1 = gpu.alloc () : memref<3xf32>
+    gpu.memcpy %1, %g : memref<3xf32>, memref<3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
 }
 
 #endif // STRATA_PASSES_TD

@@ -1,6 +1,10 @@
 // strata-linalg-to-blas: float contractions on buffers become strata_rt_gemm calls with the
 // operands' strides; other linalg ops stay.
 // RUN: strata-opt %s -strata-linalg-to-blas -split-input-file | FileCheck %s
+// With the GPU pipeline's options: the cuBLAS callee and type codes (0 f32, 1 f64, 2 f16 and
+// 3 bf16 into an f32 accumulator) instead of element bits.
+// RUN: strata-opt %s -split-input-file \
+// RUN:   -strata-linalg-to-blas="callee=strata_rt_cuda_gemm type-codes=1" | FileCheck %s --check-prefix=CUDA
 
 // A plain matmul: one call, f32 (32 bits), batch 1, and the declaration is added once.
 // CHECK-LABEL: func.func private @strata_rt_gemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
@@ -9,6 +13,11 @@
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
 // CHECK: call @strata_rt_gemm(%[[BITS]], %[[ONE]],
 // CHECK-NOT: linalg.matmul
+// CUDA-LABEL: func.func @matmul
+// CUDA-DAG: %[[T0:.+]] = arith.constant 0 : i64
+// CUDA-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CUDA: call @strata_rt_cuda_gemm(%[[T0]], %[[ONE]],
+// CUDA-NOT: call @strata_rt_gemm
 func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
@@ -29,6 +38,12 @@ func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : i64
 // CHECK: call @strata_rt_gemm(%[[C64]], %[[C1]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C8]], %[[C1]], %{{.+}}, %[[C0]], %[[C0]], %[[C1]], %[[C8]], %{{.+}}, %[[C0]], %[[C0]], %[[C16]], %[[C1]], %[[C1]])
 // CHECK-NOT: linalg.generic
+// CUDA-LABEL: func.func @transposed_rhs
+// CUDA-DAG: %[[T1:.+]] = arith.constant 1 : i64
+// CUDA-DAG: %[[C16:.+]] = arith.constant 16 : i64
+// CUDA-DAG: %[[C8:.+]] = arith.constant 8 : i64
+// CUDA-DAG: %[[C4:.+]] = arith.constant 4 : i64
+// CUDA: call @strata_rt_cuda_gemm(%[[T1]], %[[T1]], %[[C4]], %[[C16]], %[[C8]],
 #lhs = affine_map<(m, n, k) -> (m, k)>
 #rhs = affine_map<(m, n, k) -> (n, k)>
 #out = affine_map<(m, n, k) -> (m, n)>
@@ -134,6 +149,39 @@ func.func @not_plain_mul_add(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<f3
     %e = math.exp %x : f32
     %p = arith.mulf %e, %y : f32
     %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The bf16 contraction strata-lower-to-linalg makes (extf of a and b into an f32 accumulator)
+// is no gemm for the CPU's strata_rt_gemm (f32/f64 only): it stays.
+// CHECK-LABEL: func.func @bf16_cpu
+// CHECK: linalg.generic
+// CHECK-NOT: call @strata_rt_gemm
+// CUDA-LABEL: func.func private @strata_rt_cuda_gemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CUDA-LABEL: func.func @bf16_cpu
+// CUDA-DAG: %[[T3:.+]] = arith.constant 3 : i64
+// CUDA-DAG: %[[C0:.+]] = arith.constant 0 : i64
+// CUDA: call @strata_rt_cuda_gemm(%[[T3]], {{.*}}, %[[C0]])
+// CUDA-NOT: linalg.fill
+// CUDA-NOT: linalg.generic
+#lhs16 = affine_map<(m, n, k) -> (m, k)>
+#rhs16 = affine_map<(m, n, k) -> (k, n)>
+#out16 = affine_map<(m, n, k) -> (m, n)>
+func.func @bf16_cpu(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#lhs16, #rhs16, #out16],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
   return

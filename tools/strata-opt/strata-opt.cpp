@@ -1,6 +1,7 @@
 // strata-opt: the standard MLIR optimizer driver with the strata dialect, passes and pipelines.
 #include "dialects/strata/StrataOps.h"
 #include "transforms/LowerToCpu.h"
+#include "transforms/GpuHost.h"
 #include "transforms/LowerToNvvm.h"
 #include "transforms/Passes.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::strata::registerStrataPipelines();
   mlir::strata::registerStrataCpuPipeline();
   mlir::strata::registerStrataNvvmPipeline();
+  mlir::strata::registerStrataGpuHostPipeline();
 
   // The strata dialect and every upstream dialect (with its interface models: bufferization,
   // conversion to LLVM), so any dumped stage of jit's pipeline can be replayed.
