@@ -1,0 +1,30 @@
+// SHA-256 (FIPS 180-4) for the keys of the cubin caches; libstrata_cuda links no LLVM.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace strata::cuda {
+
+/// Incremental SHA-256.
+class Sha256 {
+public:
+  Sha256();
+  void update(std::string_view data);
+  /// The digest; the object is spent afterwards.
+  std::array<uint8_t, 32> finish();
+
+private:
+  void block(const uint8_t *p);
+  std::array<uint32_t, 8> h_;
+  std::array<uint8_t, 64> buf_{};
+  size_t used_ = 0;
+  uint64_t total_ = 0;
+};
+
+/// Lower-case hex of the first `nbytes` bytes of SHA-256(data).
+std::string sha256_hex(std::string_view data, size_t nbytes = 32);
+
+} // namespace strata::cuda
