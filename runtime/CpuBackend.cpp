@@ -1,11 +1,14 @@
 // The CPU backend: strata-lower-to-cpu, LLVM's ORC JIT for the host CPU, and the calling
 // convention of compiled functions (memref descriptors, outputs allocated by the runtime).
 #include "runtime/CpuBackend.h"
+#include "runtime/LlvmCompile.h"
 
 #include <cstring>
 
 #include "dialects/strata/StrataOps.h"
+#include "transforms/GpuHost.h"
 #include "transforms/LowerToCpu.h"
+#include "transforms/LowerToNvvm.h"
 #include "transforms/Passes.h"
 
 #include <array>
@@ -21,6 +24,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,9 +40,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "blas_impl.h"
@@ -58,15 +60,17 @@ mlir::MLIRContext &jit_context() {
     mlir::strata::registerStrataPasses();
     mlir::strata::registerStrataPipelines();
     mlir::strata::registerStrataCpuPipeline();
+    mlir::strata::registerStrataNvvmPipeline();
+    mlir::strata::registerStrataGpuHostPipeline();
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::DialectRegistry registry;
     registry.insert<mlir::strata::StrataDialect>();
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerOpenMPDialectTranslation(registry);
+    // Every dialect's translation: the CPU path needs builtin, LLVM and OpenMP; the GPU path's
+    // gpu-module-to-binary and gpu.binary/launch_func translation need GPU and NVVM.
+    mlir::registerAllToLLVMIRTranslations(registry);
     // Parallel loops run on libomp's team; its workers sleep as soon as a loop ends instead of
     // spinning for 200 ms, which would take the cores from BLIS's threads and libstrata's pool.
     kmp_set_blocktime(0);
@@ -112,9 +116,11 @@ struct FailedPassRecorder : mlir::PassInstrumentation {
   }
 };
 
+} // namespace
+
 /// A memref descriptor as the C interface takes it: {allocated, aligned, offset, sizes[r],
 /// strides[r]}, all 8-byte words.
-void fill_descriptor(int64_t *d, void *data, const Shape &shape) {
+void detail::fill_descriptor(int64_t *d, void *data, const Shape &shape) {
   std::memcpy(d, &data, sizeof(void *));
   std::memcpy(d + 1, &data, sizeof(void *));
   d[2] = 0;
@@ -127,11 +133,19 @@ void fill_descriptor(int64_t *d, void *data, const Shape &shape) {
   }
 }
 
-} // namespace
-
 CpuExecutable::~CpuExecutable() = default;
 
 namespace {
+
+/// A builder for the host's target machine (CPU name and features detected at run time).
+llvm::orc::JITTargetMachineBuilder host_jtmb() {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    throw Error("[jit] cannot detect the host CPU: " + llvm::toString(jtmb.takeError()),
+                ErrorKind::Internal);
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  return std::move(*jtmb);
+}
 
 /// The host's target machine (CPU name and features detected at run time).
 std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMachineBuilder &b) {
@@ -190,104 +204,148 @@ void add_packed_entry(llvm::Module &m) {
   b.CreateRetVoid();
 }
 
+/// `void strata_init()` / `void strata_fini()`: call the module's global constructors and
+/// destructors (the GPU host code loads and unloads its kernels' modules in them) in priority
+/// order, and drop llvm.global_ctors/dtors. ORC runs initializers only for IR it compiles
+/// itself, not for object code (which the persistent cache holds), so the runtime calls these.
+void add_init_fini(llvm::Module &m) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *fn_type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false);
+  for (auto [list, name] : {std::pair{"llvm.global_ctors", "strata_init"},
+                            std::pair{"llvm.global_dtors", "strata_fini"}}) {
+    std::vector<std::pair<uint64_t, llvm::Function *>> calls;
+    if (llvm::GlobalVariable *g = m.getGlobalVariable(list)) {
+      if (auto *array = llvm::dyn_cast<llvm::ConstantArray>(g->getInitializer()))
+        for (llvm::Value *op : array->operands()) {
+          auto *entry = llvm::cast<llvm::ConstantStruct>(op);
+          auto *priority = llvm::cast<llvm::ConstantInt>(entry->getOperand(0));
+          if (auto *f = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
+            calls.emplace_back(priority->getZExtValue(), f);
+        }
+      g->eraseFromParent();
+    }
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    auto *fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    for (const auto &[priority, f] : calls)
+      b.CreateCall(f);
+    b.CreateRetVoid();
+  }
+}
+
 std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
 
 } // namespace
 
 DiskCacheStats disk_cache_stats() { return {g_disk_hits.load(), g_disk_writes.load()}; }
 
-std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
-                                                      const std::string &name, StageTexts *stages,
-                                                      const std::string &stop_after) {
-  mlir::MLIRContext &ctx = jit_context();
-  mlir::ModuleOp module = *staged.module;
-  // The staged text is printed only for a reader (stages) or the persistent cache's key.
-  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
-  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
-  if (stages)
-    stages->emplace_back("strata", staged_text);
-  if (stop_after == "strata")
-    return nullptr;
+namespace detail {
 
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    throw Error("[jit] cannot detect the host CPU: " + llvm::toString(jtmb.takeError()),
-                ErrorKind::Internal);
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
-  std::string cache_path = cache_dir.empty() ? "" : disk_cache_path(cache_dir, staged_text);
-  std::unique_ptr<llvm::MemoryBuffer> object;
-  if (!cache_path.empty())
-    if (auto buf = llvm::MemoryBuffer::getFile(cache_path); buf) {
-      object = std::move(*buf);
-      ++g_disk_hits;
-    }
-
-  if (!object) {
-    std::string diagnostics, failed_pass;
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
-      std::string loc;
-      llvm::raw_string_ostream los(loc);
-      diag.getLocation().print(los);
-      diagnostics += loc + ": " + diag.str() + "\n";
-      return mlir::success();
-    });
-    for (const auto &[stage, text] : mlir::strata::cpuLoweringStages()) {
-      mlir::PassManager pm(&ctx);
-      pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
-      if (mlir::failed(mlir::parsePassPipeline(text, pm)))
-        throw Error(detail::cat("[jit] the '", stage, "' stage's pipeline does not parse: ", text,
-                                "\n", diagnostics),
-                    ErrorKind::Internal);
-      if (mlir::failed(pm.run(module)))
-        throw Error(detail::cat("[jit] compiling ", name, " failed in stage '", stage, "' (pass ",
-                                failed_pass.empty() ? "?" : failed_pass, "):\n", diagnostics,
-                                "IR before the stage is what STRATA_DUMP_IR writes"),
-                    ErrorKind::Internal);
-      if (stages)
-        stages->emplace_back(stage, print(module));
-      if (stop_after == stage)
-        return nullptr;
-    }
-    llvm::LLVMContext llvm_ctx;
-    std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
-    if (!ir)
-      throw Error(detail::cat("[jit] translating ", name, " to LLVM IR failed:\n", diagnostics),
+bool run_stages(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+                const std::string &name, StageTexts *stages, const std::string &stop_after) {
+  mlir::MLIRContext &ctx = *module.getContext();
+  std::string diagnostics, failed_pass;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+    std::string loc;
+    llvm::raw_string_ostream los(loc);
+    diag.getLocation().print(los);
+    diagnostics += loc + ": " + diag.str() + "\n";
+    return mlir::success();
+  });
+  for (const auto &[stage, text] : list) {
+    mlir::PassManager pm(&ctx);
+    pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
+    if (mlir::failed(mlir::parsePassPipeline(text, pm)))
+      throw Error(strata::detail::cat("[jit] the '", stage, "' stage's pipeline does not parse: ",
+                                      text, "\n", diagnostics),
                   ErrorKind::Internal);
-    add_packed_entry(*ir);
-    if (stages) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      ir->print(os, nullptr);
-      stages->emplace_back("llvm-ir", text);
-    }
-    if (stop_after == "llvm-ir")
-      return nullptr;
-    std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(*jtmb);
-    mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
-    if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
-      throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
+    if (mlir::failed(pm.run(module)))
+      throw Error(strata::detail::cat("[jit] compiling ", name, " failed in stage '", stage,
+                                      "' (pass ", failed_pass.empty() ? "?" : failed_pass, "):\n",
+                                      diagnostics,
+                                      "IR before the stage is what STRATA_DUMP_IR writes"),
                   ErrorKind::Internal);
-    auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
-    if (!compiled)
-      throw Error("[jit] LLVM code generation failed: " + llvm::toString(compiled.takeError()),
-                  ErrorKind::Internal);
-    object = std::move(*compiled);
-    if (!cache_path.empty()) {
-      // Write then rename: a concurrent reader never sees half a file.
-      std::error_code ec;
-      std::filesystem::create_directories(std::filesystem::path(cache_path).parent_path(), ec);
-      std::string tmp = cache_path + ".tmp" + std::to_string(::getpid());
-      {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(object->getBufferStart(), static_cast<std::streamsize>(object->getBufferSize()));
-      }
-      std::filesystem::rename(tmp, cache_path, ec);
-      if (!ec)
-        ++g_disk_writes;
-    }
+    if (stages)
+      stages->emplace_back(stage, print(module));
+    if (stop_after == stage)
+      return true;
   }
+  return false;
+}
 
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const std::string &name,
+                                                   StageTexts *stages,
+                                                   const std::string &stop_after) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return mlir::success();
+  });
+  llvm::LLVMContext llvm_ctx;
+  std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
+  if (!ir)
+    throw Error(strata::detail::cat("[jit] translating ", name, " to LLVM IR failed:\n",
+                                    diagnostics),
+                ErrorKind::Internal);
+  add_packed_entry(*ir);
+  add_init_fini(*ir);
+  if (stages) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    ir->print(os, nullptr);
+    stages->emplace_back("llvm-ir", text);
+  }
+  if (stop_after == "llvm-ir")
+    return nullptr;
+  auto jtmb = host_jtmb();
+  std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(jtmb);
+  mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
+  if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
+    throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
+                ErrorKind::Internal);
+  auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
+  if (!compiled)
+    throw Error("[jit] LLVM code generation failed: " + llvm::toString(compiled.takeError()),
+                ErrorKind::Internal);
+  return std::move(*compiled);
+}
+
+std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path) {
+  if (path.empty())
+    return nullptr;
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return nullptr;
+  ++g_disk_hits;
+  return std::move(*buf);
+}
+
+void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object) {
+  if (path.empty())
+    return;
+  // Write then rename: a concurrent reader never sees half a file.
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(object.getBufferStart(), static_cast<std::streamsize>(object.getBufferSize()));
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (!ec)
+    ++g_disk_writes;
+}
+
+std::string disk_cache_key_path(const std::string &ir, const std::string &target) {
+  std::string dir = disk_cache_dir();
+  return dir.empty() ? "" : disk_cache_path(dir, target + "\n" + ir);
+}
+
+std::unique_ptr<llvm::orc::LLJIT>
+load_object(std::unique_ptr<llvm::MemoryBuffer> object,
+            const std::vector<std::pair<std::string, void *>> &runtime_symbols) {
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_jtmb()).create();
   if (!jit)
     throw Error("[jit] cannot create the LLVM JIT: " + llvm::toString(jit.takeError()),
                 ErrorKind::Internal);
@@ -310,21 +368,62 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
       llvm::consumeError(gen.takeError());
   }
   llvm::orc::SymbolMap symbols;
-  symbols[(*jit)->mangleAndIntern("memrefCopy")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&memrefCopy), llvm::JITSymbolFlags::Exported};
-  symbols[(*jit)->mangleAndIntern("strata_rt_gemm")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&strata_rt_gemm), llvm::JITSymbolFlags::Exported};
+  for (const auto &[symbol, address] : runtime_symbols)
+    symbols[(*jit)->mangleAndIntern(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                                 llvm::JITSymbolFlags::Exported};
   llvm::cantFail(lib.define(llvm::orc::absoluteSymbols(std::move(symbols))));
   if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
     throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),
                 ErrorKind::Internal);
-  auto entry = (*jit)->lookup("strata_entry");
+  return std::move(*jit);
+}
+
+void (*lookup_entry(llvm::orc::LLJIT &jit))(void **) {
+  auto entry = jit.lookup("strata_entry");
   if (!entry)
     throw Error("[jit] compiled code has no entry point: " + llvm::toString(entry.takeError()),
                 ErrorKind::Internal);
+  return entry->toPtr<void (*)(void **)>();
+}
+
+void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))() {
+  auto fn = jit.lookup(name);
+  if (!fn)
+    throw Error(std::string("[jit] compiled code has no ") + name + ": " +
+                    llvm::toString(fn.takeError()),
+                ErrorKind::Internal);
+  return fn->toPtr<void (*)()>();
+}
+
+} // namespace detail
+
+std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
+                                                      const std::string &name, StageTexts *stages,
+                                                      const std::string &stop_after) {
+  mlir::ModuleOp module = *staged.module;
+  // The staged text is printed only for a reader (stages) or the persistent cache's key.
+  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
+  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
+  if (stages)
+    stages->emplace_back("strata", staged_text);
+  if (stop_after == "strata")
+    return nullptr;
+
+  std::string cache_path = cache_dir.empty() ? "" : disk_cache_path(cache_dir, staged_text);
+  std::unique_ptr<llvm::MemoryBuffer> object = detail::read_disk_cache(cache_path);
+  if (!object) {
+    if (detail::run_stages(module, mlir::strata::cpuLoweringStages(), name, stages, stop_after))
+      return nullptr;
+    object = detail::compile_object(module, name, stages, stop_after);
+    if (!object)
+      return nullptr;
+    detail::write_disk_cache(cache_path, *object);
+  }
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->jit_ = std::move(*jit);
-  exe->entry_ = entry->toPtr<void (*)(void **)>();
+  exe->jit_ = detail::load_object(std::move(object),
+                                  {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+                                   {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)}});
+  exe->entry_ = detail::lookup_entry(*exe->jit_);
   exe->inputs_ = std::move(staged.inputs);
   exe->constants_ = std::move(staged.constants);
   exe->results_ = std::move(staged.results);
@@ -349,7 +448,7 @@ std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
   results.reserve(results_.size());
   size_t at = 0, k = 0;
   auto add = [&](const void *data, const Shape &shape) {
-    fill_descriptor(desc.data() + at, const_cast<void *>(data), shape);
+    detail::fill_descriptor(desc.data() + at, const_cast<void *>(data), shape);
     ptrs[k] = desc.data() + at;
     args[k] = &ptrs[k];
     at += 3 + 2 * shape.size();
@@ -364,10 +463,15 @@ std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
     add(results.back().mutable_data(), a.shape);
   }
   entry_(args.data());
+  return detail::assemble_outputs(outputs_, results, inputs);
+}
 
+std::vector<Array> detail::assemble_outputs(const std::vector<StagedOutput> &outputs,
+                                            const std::vector<Array> &results,
+                                            const std::vector<Array> &inputs) {
   std::vector<Array> outs;
-  outs.reserve(outputs_.size());
-  for (const StagedOutput &o : outputs_) {
+  outs.reserve(outputs.size());
+  for (const StagedOutput &o : outputs) {
     switch (o.kind) {
     case StagedOutput::Kind::Result:
       outs.push_back(results[o.index]);

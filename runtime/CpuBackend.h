@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/Executable.h"
 #include "runtime/Staging.h"
 
 namespace llvm::orc {
@@ -20,7 +21,7 @@ namespace strata::rt {
 /// `strata-lower-to-cpu` ("optimized", "linalg", "bufferized", "llvm") and "llvm-ir".
 using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
-class STRATA_EXPORT CpuExecutable {
+class STRATA_EXPORT CpuExecutable : public Executable {
 public:
   /// Lowers and compiles `staged` (consumed), or loads its object code from the persistent cache
   /// (STRATA_CACHE_DIR) when an earlier process compiled the same IR. With `stages`, records every stage's text; with
@@ -29,10 +30,10 @@ public:
   static std::unique_ptr<CpuExecutable> compile(StagedFunction staged, const std::string &name,
                                                 StageTexts *stages = nullptr,
                                                 const std::string &stop_after = "");
-  ~CpuExecutable();
+  ~CpuExecutable() override;
 
   /// Runs on concrete host arrays of the staged input types; allocates the outputs.
-  std::vector<Array> run(const std::vector<Array> &inputs) const;
+  std::vector<Array> run(const std::vector<Array> &inputs) const override;
 
   const std::vector<AbstractValue> &inputs() const { return inputs_; }
 

@@ -15,7 +15,10 @@
 #include <unordered_set>
 
 #include "runtime/CpuBackend.h"
+#include "runtime/GpuBackend.h"
 #include "runtime/Staging.h"
+#include "buffer_impl.h"
+#include "strata/device.h"
 #include "strata/error.h"
 #include "trace_impl.h"
 
@@ -26,12 +29,35 @@ struct CacheKey {
   uint64_t fn_id;
   std::string static_key;
   std::vector<AbstractValue> signature;
+  /// Where it runs: the device of the inputs (or JitOptions::device).
+  Device device;
   size_t hash = 0;
   bool operator==(const CacheKey &o) const {
-    return fn_id == o.fn_id && hash == o.hash && static_key == o.static_key &&
-           signature == o.signature;
+    return fn_id == o.fn_id && hash == o.hash && device == o.device &&
+           static_key == o.static_key && signature == o.signature;
   }
 };
+
+/// Where a call runs: `forced` when set, else the GPU any concrete input lives on (inputs on
+/// the host are copied there, as JAX does with uncommitted arrays), else the host.
+Device placement(const std::string &name, const std::optional<Device> &forced,
+                 const std::vector<Array> &args) {
+  if (forced)
+    return *forced;
+  Device out = cpu_device();
+  for (const Array &a : args) {
+    if (!a.is_concrete())
+      continue;
+    Device d = a.buffer()->device();
+    if (d.kind == Device::Kind::CPU)
+      continue;
+    if (out.kind != Device::Kind::CPU && !(out == d))
+      fail(name, "arguments live on ", out.to_string(), " and ", d.to_string(),
+           "; put them on one device (device_put) or name one with JitOptions::device");
+    out = d;
+  }
+  return out;
+}
 
 struct KeyHash {
   size_t operator()(const CacheKey &k) const { return k.hash; }
@@ -39,8 +65,9 @@ struct KeyHash {
 
 size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
-CacheKey make_key(uint64_t fn_id, const std::string &static_key, const std::vector<Array> &args) {
-  CacheKey k{fn_id, static_key, {}, 0};
+CacheKey make_key(uint64_t fn_id, const std::string &static_key, const std::vector<Array> &args,
+                  Device device) {
+  CacheKey k{fn_id, static_key, {}, device, 0};
   k.signature.reserve(args.size());
   size_t h = mix(std::hash<std::string>()(static_key), fn_id);
   for (const Array &a : args) {
@@ -50,12 +77,12 @@ CacheKey make_key(uint64_t fn_id, const std::string &static_key, const std::vect
       h = mix(h, static_cast<size_t>(d));
     h = mix(h, a.shape().size());
   }
-  k.hash = h;
+  k.hash = mix(h, static_cast<size_t>(device.kind) * 1024 + static_cast<size_t>(device.index));
   return k;
 }
 
 struct Entry {
-  std::shared_ptr<rt::CpuExecutable> exe;
+  std::shared_ptr<rt::Executable> exe;
   std::shared_ptr<void> aux;
   /// The function closed over a value traced outside it: it runs op by op.
   bool inline_only = false;
@@ -343,7 +370,8 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
       throw RejitInline{};
     return {trace(args, aux), aux};
   };
-  CacheKey key = make_key(im.id, static_key, args);
+  CacheKey key = make_key(im.id, static_key, args,
+                          placement(im.options.name, im.options.device, args));
   if (std::shared_ptr<Entry> e = cache().find(key)) {
     {
       std::lock_guard<std::mutex> lock(im.mu);
@@ -376,8 +404,13 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
       const char *dump = std::getenv("STRATA_DUMP_IR");
       rt::StageTexts texts;
       try {
-        entry->exe = rt::CpuExecutable::compile(std::move(staged), im.options.name,
-                                                 dump && *dump ? &texts : nullptr);
+        rt::StageTexts *record = dump && *dump ? &texts : nullptr;
+        if (key.device.kind == Device::Kind::CPU)
+          entry->exe = rt::CpuExecutable::compile(std::move(staged), im.options.name, record);
+        else
+          entry->exe = rt::GpuExecutable::compile(std::move(staged), im.options.name,
+                                                  rt::GpuTarget::for_device(key.device.index),
+                                                  record);
       } catch (const Error &) {
         // The stages that did lower, for the reader of the error.
         if (dump && *dump)
@@ -421,7 +454,19 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
   std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
   rt::StagedFunction staged =
       rt::stage(rt::jit_context(), untraced(trace, aux), sig, impl_->options.name);
-  rt::CpuExecutable::compile(std::move(staged), impl_->options.name, &out.texts, "llvm-ir");
+  const JitOptions &o = impl_->options;
+  if (!o.chip.empty()) { // offline: no device needed
+    rt::GpuTarget target;
+    target.chip = o.chip;
+    rt::GpuExecutable::compile(std::move(staged), o.name, target, &out.texts, "llvm-ir");
+    return out;
+  }
+  Device device = placement(o.name, o.device, args);
+  if (device.kind == Device::Kind::CPU)
+    rt::CpuExecutable::compile(std::move(staged), o.name, &out.texts, "llvm-ir");
+  else
+    rt::GpuExecutable::compile(std::move(staged), o.name,
+                               rt::GpuTarget::for_device(device.index), &out.texts, "llvm-ir");
   return out;
 }
 
@@ -483,5 +528,36 @@ void append_static_arrays(std::string &key, const std::vector<Array> &leaves) {
   }
 }
 } // namespace detail
+
+namespace {
+/// Eager ops on GPU arrays: each primitive is a jitted function of its own, keyed by its
+/// parameters (the static key) and its inputs' signature and device, so a signature compiles
+/// once and then runs from the cache like any jitted call.
+std::vector<Array> eager_on_gpu(const Primitive &prim, const std::vector<Array> &inputs,
+                                const Params &params) {
+  static std::mutex mu;
+  static auto *fns = new std::unordered_map<std::string, std::shared_ptr<JitFunction>>();
+  std::shared_ptr<JitFunction> fn;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    std::shared_ptr<JitFunction> &slot = (*fns)[prim.name];
+    if (!slot) {
+      JitOptions options;
+      options.name = "eager_" + prim.name;
+      slot = std::make_shared<JitFunction>(options);
+    }
+    fn = slot;
+  }
+  TraceFn trace = [&prim, &params](const std::vector<Array> &in, std::shared_ptr<void> &) {
+    return bind(prim, in, params);
+  };
+  return fn->call(trace, inputs, params.str()).first;
+}
+
+const bool eager_registered = [] {
+  register_device_eval(Device::Kind::CUDA, eager_on_gpu);
+  return true;
+}();
+} // namespace
 
 } // namespace strata

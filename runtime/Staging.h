@@ -43,7 +43,8 @@ struct ForeignTracer {
 
 /// Traces `f` on abstract inputs into a fresh module in `ctx`. Strata errors from `f` (shape
 /// mismatches, concretization of a traced value) propagate as strata::Error.
-StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
-                     const std::vector<AbstractValue> &inputs, const std::string &name);
+STRATA_EXPORT StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
+                                   const std::vector<AbstractValue> &inputs,
+                                   const std::string &name);
 
 } // namespace strata::rt

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -27,6 +28,12 @@ struct JitOptions {
   std::vector<int> static_argnums;
   /// Names the function in dumps, errors and counters.
   std::string name = "jit_fn";
+  /// Where it runs; by default the device its array arguments live on (a GPU if any argument
+  /// is on one: host arguments are copied there), else the host.
+  std::optional<Device> device;
+  /// For lower() only: compile the GPU path for this chip ("sm_90", "sm_120", ...) without a
+  /// device, to inspect the kernels' NVVM and PTX on any machine.
+  std::string chip;
 };
 
 /// Counters of one jitted function (or, from jit_cache_stats, of all of them).
@@ -48,7 +55,9 @@ using TraceFn =
     std::function<std::vector<Array>(const std::vector<Array> &, std::shared_ptr<void> &aux)>;
 
 /// The text of each compilation stage for given arguments: "strata" (as staged), "optimized",
-/// "linalg", "bufferized", "llvm" (the LLVM dialect) and "llvm-ir".
+/// "linalg", "bufferized", "llvm" (the LLVM dialect) and "llvm-ir" on the CPU; "strata",
+/// "optimized", "linalg", "bufferized", "gpu" (outlined kernels), "nvvm", "ptx", "host" and
+/// "llvm-ir" for a GPU (JitOptions::chip or a device).
 class STRATA_EXPORT Lowered {
 public:
   /// The text of `stage`; throws listing the stages when there is no such stage.

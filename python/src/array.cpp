@@ -373,7 +373,9 @@ void init_array(py::module_ &m) {
           "__array_interface__",
           [](const Array &x) {
             // Zero-copy view for numpy; the dict-less cases fall back to __array__.
-            if (!x.is_concrete() || x.dtype() == DType::BFloat16 || x.size() == 0)
+            // Device arrays copy through __array__ (their data is not host memory).
+            if (!x.is_concrete() || x.dtype() == DType::BFloat16 || x.size() == 0 ||
+                x.device().kind != Device::Kind::CPU)
               throw py::attribute_error("__array_interface__");
             py::dict d;
             d["shape"] = shape_tuple(x.shape());

@@ -2,6 +2,7 @@
 // Python exceptions by kind and calls each binding file's init function.
 #include "common.h"
 
+#include "strata/device.h"
 #include "strata/jit.h"
 
 PYBIND11_MODULE(_core, m) {
@@ -30,6 +31,28 @@ PYBIND11_MODULE(_core, m) {
   python::init_transforms(m);
   python::init_jit(m);
   python::init_dlpack(m);
+  m.def(
+      "devices",
+      [] {
+        std::vector<std::string> out;
+        for (const Device &d : strata::devices())
+          out.push_back(d.to_string());
+        return out;
+      },
+      "Names of the devices this process can use: cpu:0, then cuda:N for each GPU found.");
+  m.def(
+      "device_put",
+      [](const Array &x, const std::string &device) {
+        return strata::device_put(x, parse_device(device));
+      },
+      "A copy of x on the named device (x itself when it is there).");
+  m.def(
+      "gpu_unavailable_reason",
+      [] {
+        DeviceBackend *b = device_backend(Device::Kind::CUDA);
+        return b ? b->unavailable_reason() : std::string("no CUDA runtime is loaded");
+      },
+      "Why no GPU is listed by devices() (empty when one is).");
   // Executables in the jit cache may hold Python objects (output structures); drop them while
   // the interpreter is still alive.
   py::module_::import("atexit").attr("register")(py::cpp_function([] { clear_jit_cache(); }));

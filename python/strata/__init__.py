@@ -17,15 +17,16 @@ __version__ = "0.1.0"
 
 
 def devices():
-    """The devices Strata can run on (the CPU; GPUs come with the CUDA backend)."""
-    return ["cpu:0"]
+    """The devices Strata can run on: "cpu:0", then "cuda:0", "cuda:1", ... for each GPU the
+    CUDA runtime finds (none without a driver; `_core.gpu_unavailable_reason()` says why)."""
+    return _core.devices()
 
 
 def device_put(x, device=None):
-    """x (a pytree) as strata Arrays on `device` (only the CPU exists)."""
-    if device not in (None, "cpu", "cpu:0"):
-        raise ValueError(f"[device_put] unknown device {device!r} (have {devices()})")
-    return tree_util.tree_map(numpy.asarray, x)
+    """x (a pytree) as strata Arrays on `device` ("cpu", "cuda:0", ...; default: the host).
+    A jitted function runs on the device its arguments live on."""
+    name = "cpu:0" if device is None else str(device)
+    return tree_util.tree_map(lambda a: _core.device_put(numpy.asarray(a), name), x)
 
 
 # ---- Array methods written in Python -----------------------------------------------------------

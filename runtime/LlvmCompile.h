@@ -1,0 +1,54 @@
+// The steps CPU and GPU executables share: running named pass stages with errors that name the
+// failing pass, translating to LLVM IR and compiling for the host, the persistent cache, and
+// loading object code into an ORC JIT with the runtime's symbols.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/CpuBackend.h"
+
+namespace llvm {
+class MemoryBuffer;
+}
+
+namespace strata::rt::detail {
+
+/// Runs each (stage, pipeline) over `module`, recording texts in `stages`; true when it stopped
+/// after the stage named `stop_after`. Throws strata::Error naming the stage and the pass.
+bool run_stages(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+                const std::string &name, StageTexts *stages, const std::string &stop_after);
+
+/// LLVM dialect -> LLVM IR (with the packed `strata_entry`, `strata_init`, `strata_fini`) ->
+/// host object code; null when
+/// `stop_after` is "llvm-ir".
+std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const std::string &name,
+                                                   StageTexts *stages,
+                                                   const std::string &stop_after);
+
+/// The persistent cache's file for staged IR `ir` compiled for `target` ("" when it is off).
+std::string disk_cache_key_path(const std::string &ir, const std::string &target);
+std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path);
+void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object);
+
+/// A JIT holding `object`, resolving the process's symbols, libomp and `runtime_symbols`.
+std::unique_ptr<llvm::orc::LLJIT>
+load_object(std::unique_ptr<llvm::MemoryBuffer> object,
+            const std::vector<std::pair<std::string, void *>> &runtime_symbols);
+/// `void strata_entry(void **)` of a loaded object.
+void (*lookup_entry(llvm::orc::LLJIT &jit))(void **);
+/// `strata_init` / `strata_fini` of a loaded object (compile_object makes them from the module's
+/// global constructors and destructors, which ORC does not run for object code).
+void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))();
+
+/// Fills a memref descriptor {allocated, aligned, offset, sizes, strides} for a dense array.
+void fill_descriptor(int64_t *d, void *data, const Shape &shape);
+
+/// The user's outputs from the computed `results`, the `inputs` and the staged constants.
+std::vector<Array> assemble_outputs(const std::vector<StagedOutput> &outputs,
+                                    const std::vector<Array> &results,
+                                    const std::vector<Array> &inputs);
+
+} // namespace strata::rt::detail
