@@ -41,6 +41,36 @@ struct CallKind {
 /// a tracer): it cannot be compiled on its own, and the level traces through the call instead.
 struct STRATA_EXPORT RejitInline {};
 
+/// One application of a control-flow primitive (cond/switch, while_loop, scan): its kind, its
+/// sub-functions as closures, and its static options. Sub-functions are closure-converted when
+/// the op is built (lib/control_flow.cpp): a tracer a sub-function captured is an explicit
+/// leading input (a "const") and every sub-function takes the consts first, so a level may call
+/// them with values of its own. Inputs, by kind:
+///   Cond:  [index (int32 scalar)] ++ operands; branches[k](operands) -> outputs. The index is
+///          clamped into range, as lax.switch does.
+///   While: consts ++ carry; cond_fn(consts ++ carry) -> [bool scalar];
+///          body(consts ++ carry) -> carry.
+///   Scan:  consts ++ carry ++ xs (leading axis `length`);
+///          body(consts ++ carry ++ slices of xs) -> carry ++ slices of ys; outputs carry ++ ys.
+///   Bound: [an integer scalar] -> [a concrete upper bound of it over every batch of every
+///          level]: how reverse mode learns the trip count of a while_loop (see control_flow.cpp).
+struct ControlFlow {
+  enum class Kind { Cond, While, Scan, Bound };
+  Kind kind = Kind::Cond;
+  /// The op for error messages: "cond", "switch", "while_loop", "fori_loop" or "scan".
+  std::string name;
+  std::vector<FlatFn> branches; // Cond
+  FlatFn cond_fn;               // While
+  FlatFn body;                  // While, Scan
+  size_t num_consts = 0;        // While, Scan
+  size_t num_carry = 0;         // Scan (While: every input after the consts)
+  int64_t length = 0;           // Scan
+  bool reverse = false;         // Scan: iterate from the last slice to the first
+  int64_t unroll = 1;           // Scan: a hint for compiled code; eager evaluation ignores it
+  /// Reverse mode (Scan): keep the carry every k steps and recompute the steps in between.
+  int64_t checkpoint_every = 1;
+};
+
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:
   virtual ~TraceLevel() = default;
@@ -55,6 +85,27 @@ public:
                                           std::span<const Array> inputs) {
     return f(std::vector<Array>(inputs.begin(), inputs.end()));
   }
+
+  /// Applies a control-flow op to inputs of which one is a tracer of this level (or to any
+  /// inputs, for a dynamic level). The contract every level meets (eval, jvp, grad, vmap,
+  /// eval_shape, checkpoint do; see their process_control):
+  ///  - the loop stays a loop: build new sub-functions from cf's (with jvp_flat, vjp_flat,
+  ///    vmap_flat, or by calling them on this level's tracers) and bind_control the new op on
+  ///    the unwrapped values, never unroll it at this level;
+  ///  - call the sub-functions only with the consts the inputs carry (they substitute them
+  ///    for the captured tracers), and return results of the avals the op defines
+  ///    (control_out_avals in lib/control_flow_impl.h);
+  ///  - Kind::Bound must come back concrete (not wrapped in a tracer).
+  /// jit's staging level implements it by tracing each sub-function once, on block arguments of
+  /// a region, into a strata.cond/while/scan op. Levels without a rule raise a clear error.
+  virtual std::vector<Array> process_control(const ControlFlow &cf,
+                                             std::span<const Array> inputs) {
+    fail(cf.name, "is not supported under ", name(), " yet (no control-flow rule at this level)");
+  }
+  /// True for the dynamic levels that stand in for captured tracers (control flow's closure
+  /// conversion): top_level then lets a tracer whose transform has ended through to them, since
+  /// they replace it before anything reads it.
+  virtual bool substitutes_captures() const { return false; }
 
   /// Position in the stack (eval is 0); higher levels handle a primitive first.
   int depth = 0;
@@ -120,6 +171,23 @@ STRATA_EXPORT TraceLevel *top_level(std::span<const Array> inputs, std::string_v
 /// Applies a call of `f` at the highest level among the inputs (or just calls f).
 STRATA_EXPORT std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
                              const std::vector<Array> &inputs);
+
+/// Applies a control-flow op at the highest level among the inputs (or evaluates it).
+STRATA_EXPORT std::vector<Array> bind_control(const ControlFlow &cf,
+                                              const std::vector<Array> &inputs);
+
+/// Makes `level` the innermost dynamic level for its lifetime: a dynamic level that re-binds
+/// what it receives does so one dynamic level down.
+class DynamicOverride {
+public:
+  STRATA_EXPORT explicit DynamicOverride(TraceLevel *level);
+  STRATA_EXPORT ~DynamicOverride();
+  DynamicOverride(const DynamicOverride &) = delete;
+  DynamicOverride &operator=(const DynamicOverride &) = delete;
+
+private:
+  TraceLevel *saved_;
+};
 
 /// Number of live levels on this thread's stack (0 when only eval is live).
 STRATA_EXPORT int stack_depth();

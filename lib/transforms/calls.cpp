@@ -2,6 +2,7 @@
 // custom_vjp), and the checks the typed transforms share.
 #include <algorithm>
 #include "strata/lax.h"
+#include "../control_flow_impl.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
 
@@ -33,6 +34,20 @@ public:
       in.push_back(abstract_of(x));
     std::vector<Array> out;
     for (const AbstractValue &a : prim.shape_rule(in, params))
+      out.push_back(make(a));
+    return out;
+  }
+  // Output avals from the op's rule; a trip-count bound is any concrete count (shapes do not
+  // depend on it).
+  std::vector<Array> process_control(const ControlFlow &cf,
+                                     std::span<const Array> inputs) override {
+    if (cf.kind == ControlFlow::Kind::Bound)
+      return {abstract_bound(inputs[0])};
+    std::vector<AbstractValue> in;
+    for (const Array &x : inputs)
+      in.push_back(abstract_of(x));
+    std::vector<Array> out;
+    for (const AbstractValue &a : control_out_avals(cf, in))
       out.push_back(make(a));
     return out;
   }

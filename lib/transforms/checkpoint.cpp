@@ -98,6 +98,21 @@ public:
     return result;
   }
 
+  // Nothing inside control flow is saved: the op runs one level down in the forward pass and
+  // in the replay alike, so both see the same saved values. A trip-count bound stays concrete.
+  std::vector<Array> process_control(const ControlFlow &cf,
+                                     std::span<const Array> inputs) override {
+    std::vector<Array> vals;
+    for (const Array &x : inputs)
+      vals.push_back(unwrap(x));
+    std::vector<Array> outs = bind_control(cf, vals);
+    if (cf.kind == ControlFlow::Kind::Bound)
+      return outs;
+    for (Array &o : outs)
+      o = wrap(o);
+    return outs;
+  }
+
   // Number of outputs of a primitive application, from its shape rule.
   static size_t bind_count(const Primitive &prim, const std::vector<Array> &vals,
                            const Params &params) {

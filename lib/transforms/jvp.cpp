@@ -1,4 +1,5 @@
 // Forward mode: the jvp level carries (primal, tangent) pairs and applies jvp rules.
+#include "../control_flow_impl.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
 
@@ -115,6 +116,26 @@ public:
     }
     p.insert(p.end(), t.begin(), t.end());
     return p;
+  }
+
+  // A control-flow op of the jvp'd sub-functions, bound one level down (control_jvp).
+  std::vector<Array> process_control(const ControlFlow &cf,
+                                     std::span<const Array> inputs) override {
+    std::vector<Array> primals, tangents;
+    bool any = false;
+    for (const Array &x : inputs) {
+      auto *t = tracer_of<JvpTracer>(x, this);
+      primals.push_back(t ? t->primal : x);
+      tangents.push_back(t ? t->tangent : Array());
+      any |= t && t->tangent.valid();
+    }
+    if (!any)
+      return bind_control(cf, primals);
+    auto [outs, touts] = control_jvp(cf, primals, tangents);
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (touts[i].valid() && is_floating(outs[i].dtype()))
+        outs[i] = wrap(outs[i], touts[i]);
+    return outs;
   }
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,

@@ -38,13 +38,22 @@ const std::string *Tracer::intern(const std::string &name) {
 
 TraceLevel *dynamic_level() { return t_dynamic; }
 
+DynamicOverride::DynamicOverride(TraceLevel *level) : saved_(t_dynamic) { t_dynamic = level; }
+DynamicOverride::~DynamicOverride() { t_dynamic = saved_; }
+
 TraceLevel *top_level(std::span<const Array> inputs, std::string_view op) {
   TraceLevel *top = t_dynamic;
+  // Control flow's substituting levels replace the tracers a sub-function captured, which may
+  // belong to a transform that has ended (a backward pass replays a loop body after its grad
+  // level returned); they report any other escaped tracer when they re-bind.
+  bool substituting = t_dynamic && t_dynamic->substitutes_captures();
   for (const Array &a : inputs) {
     if (!a.valid())
       fail(op, "an input is an empty (default-constructed) Array");
     if (const auto &t = a.tracer()) {
       TraceLevel *l = t->level();
+      if (!l && substituting)
+        continue;
       if (!l)
         throw Error(detail::cat("[", op, "] a value traced by ", describe_tracer(*t),
                                 " was used after that transform ended (escaped tracer)"),
