@@ -13,29 +13,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def run_cpp(build, name, flt):
     exe = os.path.join(build, "bench", name)
-    out = subprocess.run([exe] + ([flt] if flt else []), check=True, capture_output=True,
-                         text=True).stdout
-    recs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    run = subprocess.run([exe] + ([flt] if flt else []), check=True, capture_output=True,
+                         text=True)
+    if run.stderr:
+        print(run.stderr, end="", file=sys.stderr)  # skipped benchmarks say why
+    recs = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     for r in recs:
         r["command"] = " ".join(["build/bench/" + name] + ([flt] if flt else []))
     return recs
 
 
-def run_python(build, flt):
-    """The records of bench_python.py (Strata from Python, its peers measured in the same run),
-    with the package of this build tree."""
+def run_python(build, flt, script="bench_python.py"):
+    """The records of a Python benchmark script (bench_python.py: Strata from Python, its peers
+    measured in the same run; bench_control_flow.py), with the package of this build tree."""
     if not os.path.isdir(os.path.join(build, "python", "strata")):
         return []
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
-    cmd = [sys.executable, os.path.join(HERE, "bench_python.py")] + ([flt] if flt else [])
+    cmd = [sys.executable, os.path.join(HERE, script)] + ([flt] if flt else [])
     try:
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+        run = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     except (subprocess.CalledProcessError, OSError) as e:
-        print("bench_python.py failed:", e, getattr(e, "stderr", ""), file=sys.stderr)
+        print(script, "failed:", e, getattr(e, "stderr", ""), file=sys.stderr)
         return []
-    recs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if run.stderr:
+        print(run.stderr, end="", file=sys.stderr)  # skipped benchmarks say why
+    recs = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     for r in recs:
-        r["command"] = " ".join(["PYTHONPATH=build/python", "python3", "bench/bench_python.py"]
+        r["command"] = " ".join(["PYTHONPATH=build/python", "python3", "bench/" + script]
                                 + ([flt] if flt else []))
     return recs
 
@@ -146,6 +150,7 @@ def main():
             records += run_cpp(args.build, exe, args.filter)
     records += peer_records(args.filter, records)
     records += run_python(args.build, args.filter)
+    records += run_python(args.build, args.filter, "bench_control_flow.py")
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')

@@ -226,7 +226,8 @@ Array to_array(py::handle obj, const Array *like) {
                             " is too large for int64");
     return Array::weak_scalar_int(v);
   }
-  if (PyFloat_Check(p)) {
+  // np.float64 subclasses Python's float, but it is a typed (not weak) float64 scalar.
+  if (PyFloat_CheckExact(p)) {
     double v = PyFloat_AS_DOUBLE(p);
     if (like && is_floating(like->dtype()))
       return Array::weak_scalar(v, like->dtype());

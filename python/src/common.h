@@ -79,6 +79,7 @@ void init_lax(py::module_ &m);
       py::arg(A), py::arg(B))
 
 void init_transforms(py::module_ &m);
+void init_control_flow(py::module_ &m);
 void init_jit(py::module_ &m);
 void init_dlpack(py::module_ &m);
 

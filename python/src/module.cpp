@@ -29,6 +29,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_random(m);
   python::init_lax(m);
   python::init_transforms(m);
+  python::init_control_flow(m);
   python::init_jit(m);
   python::init_dlpack(m);
   m.def(

@@ -290,3 +290,11 @@ def test_dtype_callable_under_jit_and_in_promotion():
     assert jnp.result_type(jnp.float16, jnp.bfloat16) == np.float32
     assert jnp.bfloat16(1.5).dtype == jnp.bfloat16
     assert np.finfo(jnp.float32).eps == np.finfo(np.float32).eps
+
+
+def test_numpy_float64_scalar_is_a_typed_float64():
+    # np.float64 subclasses Python's float; it must not become a weak float32 like a literal.
+    x = jnp.asarray(np.float64(1.3))
+    assert x.dtype == np.float64 and not x.weak_type
+    assert float(x) == 1.3
+    assert jnp.asarray(1.3).weak_type
