@@ -93,7 +93,7 @@ Device common_device(std::string_view op, const std::vector<Array> &inputs) {
       continue;
     if (out.kind != Device::Kind::CPU && !(out == d))
       fail(op, "inputs live on ", out.to_string(), " and ", d.to_string(),
-           "; move them to one device with device_put");
+           "; put them on one device with device_put");
     out = d;
   }
   return out;

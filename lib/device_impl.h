@@ -11,10 +11,6 @@ namespace strata {
 /// The backend of `device`, checked to exist and to have that index; throws naming `op`.
 DeviceBackend *checked_backend(std::string_view op, Device device);
 
-/// The device the concrete inputs of an eager op live on: cpu:0 when all are on the host,
-/// otherwise their common non-host device (throws naming `op` if two differ).
-Device common_device(std::string_view op, const std::vector<Array> &inputs);
-
 /// Runs `prim` through the registered device evaluator of `device`'s kind.
 std::vector<Array> device_eval(const Primitive &prim, const std::vector<Array> &inputs,
                                const Params &params, Device device);

@@ -424,23 +424,13 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
                                   {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
                                    {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)}});
   exe->entry_ = detail::lookup_entry(*exe->jit_);
-  exe->inputs_ = std::move(staged.inputs);
-  exe->constants_ = std::move(staged.constants);
-  exe->results_ = std::move(staged.results);
-  exe->outputs_ = std::move(staged.outputs);
+  exe->adopt_signature(staged);
   return exe;
 }
 
 std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
   size_t n_args = inputs.size() + constants_.size() + results_.size();
-  size_t words = 0;
-  auto count = [&](const Shape &s) { words += 3 + 2 * s.size(); };
-  for (const AbstractValue &a : inputs_)
-    count(a.shape);
-  for (const Array &c : constants_)
-    count(c.shape());
-  for (const AbstractValue &a : results_)
-    count(a.shape);
+  size_t words = descriptor_words();
   // Small signatures live on the stack: this is the cache-hit path.
   llvm::SmallVector<int64_t, 64> desc(words);
   llvm::SmallVector<void *, 16> ptrs(n_args), args(n_args);

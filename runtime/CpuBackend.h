@@ -35,16 +35,10 @@ public:
   /// Runs on concrete host arrays of the staged input types; allocates the outputs.
   std::vector<Array> run(const std::vector<Array> &inputs) const override;
 
-  const std::vector<AbstractValue> &inputs() const { return inputs_; }
-
 private:
   CpuExecutable() = default;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   void (*entry_)(void **) = nullptr;
-  std::vector<AbstractValue> inputs_;
-  std::vector<Array> constants_;
-  std::vector<AbstractValue> results_;
-  std::vector<StagedOutput> outputs_;
 };
 
 /// The persistent cache (STRATA_CACHE_DIR): object code keyed by a hash of the staged IR and

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "runtime/Staging.h"
 #include "strata/array.h"
 #include "strata/export.h"
 
@@ -14,6 +15,36 @@ public:
   /// Runs on concrete arrays of the staged input types; allocates the outputs where the
   /// executable runs (host memory, or the GPU it was compiled for).
   virtual std::vector<Array> run(const std::vector<Array> &inputs) const = 0;
+
+  const std::vector<AbstractValue> &inputs() const { return inputs_; }
+
+protected:
+  /// Keeps what running needs from the staged function: its input, constant and result
+  /// signatures and how outputs are assembled.
+  void adopt_signature(StagedFunction &staged) {
+    inputs_ = std::move(staged.inputs);
+    constants_ = std::move(staged.constants);
+    results_ = std::move(staged.results);
+    outputs_ = std::move(staged.outputs);
+  }
+  /// 8-byte words of the memref descriptors of every argument of @main (inputs, constants,
+  /// results): {allocated, aligned, offset, sizes[r], strides[r]} each.
+  size_t descriptor_words() const {
+    size_t words = 0;
+    auto count = [&](const Shape &s) { words += 3 + 2 * s.size(); };
+    for (const AbstractValue &a : inputs_)
+      count(a.shape);
+    for (const Array &c : constants_)
+      count(c.shape());
+    for (const AbstractValue &a : results_)
+      count(a.shape);
+    return words;
+  }
+
+  std::vector<AbstractValue> inputs_;
+  std::vector<Array> constants_;
+  std::vector<AbstractValue> results_;
+  std::vector<StagedOutput> outputs_;
 };
 
 } // namespace strata::rt

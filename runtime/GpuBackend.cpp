@@ -124,10 +124,7 @@ std::unique_ptr<GpuExecutable> GpuExecutable::compile(StagedFunction staged,
   exe->init_ = detail::lookup_void_fn(*exe->jit_, "strata_init");
   exe->fini_ = detail::lookup_void_fn(*exe->jit_, "strata_fini");
   exe->target_ = target;
-  exe->inputs_ = std::move(staged.inputs);
-  exe->constants_ = std::move(staged.constants);
-  exe->results_ = std::move(staged.results);
-  exe->outputs_ = std::move(staged.outputs);
+  exe->adopt_signature(staged);
   return exe;
 }
 
@@ -146,14 +143,7 @@ std::vector<Array> GpuExecutable::run(const std::vector<Array> &inputs) const {
     for (const Array &c : constants_)
       device_constants_.push_back(device_put(c, device));
   });
-  size_t words = 0;
-  auto count = [&](const Shape &s) { words += 3 + 2 * s.size(); };
-  for (const AbstractValue &a : inputs_)
-    count(a.shape);
-  for (const Array &c : constants_)
-    count(c.shape());
-  for (const AbstractValue &a : results_)
-    count(a.shape);
+  size_t words = descriptor_words();
   size_t n_args = inputs.size() + constants_.size() + results_.size();
   std::vector<int64_t> desc(words);
   std::vector<void *> ptrs(n_args), args(n_args);

@@ -46,10 +46,6 @@ private:
   void (*init_)() = nullptr; // loads the kernels' modules (mgpuModuleLoadJIT)
   void (*fini_)() = nullptr; // unloads them
   GpuTarget target_;
-  std::vector<AbstractValue> inputs_;
-  std::vector<Array> constants_;
-  std::vector<AbstractValue> results_;
-  std::vector<StagedOutput> outputs_;
   // Module loads (the object's constructors) and device copies of the constants: first run.
   mutable std::once_flag loaded_;
   mutable bool initialized_ = false;

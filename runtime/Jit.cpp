@@ -38,25 +38,10 @@ struct CacheKey {
   }
 };
 
-/// Where a call runs: `forced` when set, else the GPU any concrete input lives on (inputs on
-/// the host are copied there, as JAX does with uncommitted arrays), else the host.
+/// Where a call runs: `forced` when set, else where its arguments live (common_device).
 Device placement(const std::string &name, const std::optional<Device> &forced,
                  const std::vector<Array> &args) {
-  if (forced)
-    return *forced;
-  Device out = cpu_device();
-  for (const Array &a : args) {
-    if (!a.is_concrete())
-      continue;
-    Device d = a.buffer()->device();
-    if (d.kind == Device::Kind::CPU)
-      continue;
-    if (out.kind != Device::Kind::CPU && !(out == d))
-      fail(name, "arguments live on ", out.to_string(), " and ", d.to_string(),
-           "; put them on one device (device_put) or name one with JitOptions::device");
-    out = d;
-  }
-  return out;
+  return forced ? *forced : common_device(name, args);
 }
 
 struct KeyHash {

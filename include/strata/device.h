@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/array.h"
@@ -43,6 +44,10 @@ STRATA_EXPORT std::vector<Device> devices();
 /// Parses "cpu", "cpu:0", "cuda", "cuda:1", "gpu:0"; throws naming the string when it is not a
 /// device of this process.
 STRATA_EXPORT Device parse_device(const std::string &name);
+/// Where an op on `inputs` runs: the one GPU any concrete input lives on (host inputs join it,
+/// as JAX does with uncommitted arrays), else the host. Throws naming `op` and both devices
+/// when inputs live on two different GPUs.
+STRATA_EXPORT Device common_device(std::string_view op, const std::vector<Array> &inputs);
 /// A copy of `x` on `device` (x itself when it is there already). Under a transform, the
 /// value is traced through unchanged (placement is not differentiable data).
 STRATA_EXPORT Array device_put(const Array &x, Device device);
