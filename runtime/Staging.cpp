@@ -1,6 +1,7 @@
 // jit's staging level: every primitive bound while it is live becomes a strata op.
 #include "runtime/Staging.h"
 
+#include <memory>
 #include <unordered_map>
 
 #include "dialects/strata/StrataOps.h"
@@ -60,6 +61,82 @@ public:
     return results;
   }
 
+  /// A control-flow op becomes strata.cond/while/scan: each sub-function is traced once, with
+  /// this level's tracers, into the op's region (its ops staged there, not unrolled). The
+  /// regions read enclosing values directly, so the consts (the captured values, every
+  /// sub-function's leading inputs) are passed as they are; the carries and the xs slices are
+  /// the regions' block arguments.
+  std::vector<Array> process_control(const ControlFlow &cf,
+                                     std::span<const Array> inputs) override {
+    std::vector<Array> in(inputs.begin(), inputs.end());
+    mlir::Location loc = next_loc(cf.name);
+    switch (cf.kind) {
+    case ControlFlow::Kind::Bound:
+      // The trip count of a while_loop as a concrete number (reverse mode) exists only once
+      // the loop has run: the function cannot be compiled alone, and jit runs it op by op.
+      throw ForeignTracer{"jit"};
+    case ControlFlow::Kind::Cond: {
+      mlir::Value index = value_of(in[0]);
+      std::vector<Array> operands(in.begin() + 1, in.end());
+      std::vector<std::unique_ptr<mlir::Block>> blocks;
+      std::vector<AbstractValue> avals;
+      for (const FlatFn &branch : cf.branches) {
+        blocks.push_back(std::make_unique<mlir::Block>());
+        std::vector<Array> outs = trace_region(*blocks.back(), branch, operands);
+        if (avals.empty())
+          for (const Array &o : outs)
+            avals.push_back(abstract_of(o));
+      }
+      auto op = mlir::strata::CondOp::create(builder_, loc, types_of(avals), index,
+                                             static_cast<unsigned>(blocks.size()));
+      for (size_t k = 0; k < blocks.size(); ++k)
+        op.getBranches()[k].push_back(blocks[k].release());
+      return wrap_all(op->getResults(), avals);
+    }
+    case ControlFlow::Kind::While: {
+      std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
+      std::vector<AbstractValue> carry;
+      llvm::SmallVector<mlir::Value> inits;
+      for (size_t i = cf.num_consts; i < in.size(); ++i) {
+        carry.push_back(abstract_of(in[i]));
+        inits.push_back(value_of(in[i]));
+      }
+      auto op = mlir::strata::WhileOp::create(builder_, loc, types_of(carry), inits);
+      for (auto [region, fn] :
+           {std::pair{&op.getCond(), &cf.cond_fn}, std::pair{&op.getBody(), &cf.body}}) {
+        auto block = std::make_unique<mlir::Block>();
+        trace_region(*block, *fn, consts, carry);
+        region->push_back(block.release());
+      }
+      return wrap_all(op->getResults(), carry);
+    }
+    case ControlFlow::Kind::Scan: break;
+    }
+    size_t head = cf.num_consts + cf.num_carry;
+    std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
+    std::vector<AbstractValue> args;
+    llvm::SmallVector<mlir::Value> inits, xs;
+    for (size_t i = cf.num_consts; i < in.size(); ++i) {
+      AbstractValue a = abstract_of(in[i]);
+      if (i >= head)
+        a.shape.erase(a.shape.begin()); // the slice of one step
+      args.push_back(a);
+      (i < head ? inits : xs).push_back(value_of(in[i]));
+    }
+    auto block = std::make_unique<mlir::Block>();
+    std::vector<Array> outs = trace_region(*block, cf.body, consts, args);
+    std::vector<AbstractValue> avals(args.begin(), args.begin() + cf.num_carry);
+    for (size_t j = cf.num_carry; j < outs.size(); ++j) {
+      AbstractValue a = abstract_of(outs[j]);
+      a.shape.insert(a.shape.begin(), cf.length);
+      avals.push_back(a);
+    }
+    auto op = mlir::strata::ScanOp::create(builder_, loc, types_of(avals), inits, xs, cf.length,
+                                           cf.reverse);
+    op.getBody().push_back(block.release());
+    return wrap_all(op->getResults(), avals);
+  }
+
   Array wrap(mlir::Value v, const AbstractValue &a) {
     return Array::from_tracer(std::make_shared<StagingTracer>(shared_from_this(), v), a.shape,
                               a.dtype, a.weak_type);
@@ -94,6 +171,38 @@ public:
   }
 
   mlir::OpBuilder &builder() { return builder_; }
+
+  /// Traces `f(leading ++ block arguments of avals args)` into `block`, ending it with a
+  /// strata.yield of the outputs; returns the outputs.
+  std::vector<Array> trace_region(mlir::Block &block, const FlatFn &f,
+                                  const std::vector<Array> &leading,
+                                  const std::vector<AbstractValue> &args = {}) {
+    mlir::OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPointToEnd(&block);
+    std::vector<Array> inputs = leading;
+    for (const AbstractValue &a : args)
+      inputs.push_back(wrap(block.addArgument(tensorType(ctx_, a), builder_.getUnknownLoc()), a));
+    std::vector<Array> outs = f(inputs);
+    llvm::SmallVector<mlir::Value> values;
+    for (const Array &o : outs)
+      values.push_back(value_of(o));
+    mlir::strata::YieldOp::create(builder_, builder_.getUnknownLoc(), values);
+    return outs;
+  }
+
+  llvm::SmallVector<mlir::Type> types_of(const std::vector<AbstractValue> &avals) {
+    llvm::SmallVector<mlir::Type> types;
+    for (const AbstractValue &a : avals)
+      types.push_back(tensorType(ctx_, a));
+    return types;
+  }
+
+  std::vector<Array> wrap_all(mlir::ResultRange results, const std::vector<AbstractValue> &avals) {
+    std::vector<Array> out;
+    for (size_t i = 0; i < avals.size(); ++i)
+      out.push_back(wrap(results[i], avals[i]));
+    return out;
+  }
   mlir::Block *entry = nullptr;
   std::vector<Array> hoisted;
 

@@ -1514,7 +1514,19 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
     if (func.isExternal())
       return;
     IRRewriter rewriter(&getContext());
-    Block &entry = func.getBody().front();
+    // The function's block and the blocks of the control flow that stays on the host (the
+    // bodies of lowered while_loops, scans and conds): a kernel never contains linalg ops.
+    SmallVector<Block *> blocks;
+    func.walk([&](Block *block) {
+      if (!isa<linalg::LinalgOp, gpu::LaunchOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      runOnBlock(*block, rewriter);
+  }
+
+  /// Makes the kernels of the linalg ops of one block.
+  void runOnBlock(Block &entry, IRRewriter &rewriter) {
     // A copy between non-contiguous views (a strided slice) is no single gpu.memcpy: it
     // becomes a linalg.copy, so an elementwise kernel (all threads, vector accesses on the
     // contiguous side) rather than strata-gpu-map-loops' one-thread loop.

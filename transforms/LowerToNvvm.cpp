@@ -33,6 +33,23 @@ namespace mlir::strata {
 
 namespace {
 
+/// Whether `op` is structured control flow that must stay on the host: a loop or branch whose
+/// body launches work (loop nests, kernels, runtime calls) or manages buffers, as the lowered
+/// strata.while/scan/cond bodies do. A sequential loop nest of scalar code (a scatter, a
+/// cumulative scan, a full reduction) is not: it becomes a kernel of its own.
+bool isHostControlFlow(Operation *op) {
+  if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(op))
+    return false;
+  return op
+      ->walk([](Operation *inner) {
+        return isa<scf::ParallelOp, gpu::LaunchOp, gpu::LaunchFuncOp, func::CallOp,
+                   memref::AllocOp, memref::DeallocOp, linalg::LinalgOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// `strata-gpu-map-loops`: gives every outermost loop nest of a host function a GPU mapping
 /// that `convert-parallel-loops-to-gpu` turns into one kernel launch. An `scf.parallel` is
 /// collapsed to one dimension (so any rank maps, and the grid's y/z limits never bind), then
@@ -40,7 +57,9 @@ namespace {
 /// block size is a constant); the outer loop maps to block x, the inner one to thread x. A
 /// sequential `scf.for` nest outside any parallel loop (a full reduction) is wrapped in a
 /// one-iteration `scf.parallel` on block x: one thread runs it on the device, so no loop is
-/// left on the host touching device buffers; so is a lone `memref.store` (a 0-d fill).
+/// left on the host touching device buffers; so is a lone `memref.store` (a 0-d fill). Host
+/// control flow (isHostControlFlow: a lowered while_loop, scan or cond) stays on the host and
+/// the loop nests of its body are mapped in turn, so each step launches kernels.
 struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
   using StrataGpuMapLoopsBase::StrataGpuMapLoopsBase;
 
@@ -50,8 +69,22 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
-    // A memref.copy inside a loop (a scan's per-step slice) would run inside a kernel, where
-    // there is no memrefCopy runtime function: it becomes its own loop nest.
+    // Control flow that stays on the host (a while_loop, a scan, a cond) runs kernels: its
+    // loop is no kernel of its own, and the loop nests in its body are mapped one by one.
+    llvm::DenseSet<Operation *> host;
+    getOperation().walk([&](Operation *op) {
+      if (isHostControlFlow(op))
+        host.insert(op);
+    });
+    // Whether `op` will run inside a kernel: some loop around it is not host control flow.
+    auto inKernel = [&](Operation *op) {
+      for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+        if (isa<scf::ForOp, scf::ParallelOp, scf::WhileOp>(p) && !host.contains(p))
+          return true;
+      return false;
+    };
+    // A memref.copy inside a kernel's loop would run in the kernel, where there is no
+    // memrefCopy runtime function: it becomes its own loop nest.
     SmallVector<memref::CopyOp> nestedCopies;
     getOperation().walk([&](memref::CopyOp copy) {
       // So does a copy between non-contiguous views (a strided slice): gpu.memcpy moves one
@@ -59,8 +92,7 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
       auto contiguous = [](Value v) {
         return memref::isStaticShapeAndContiguousRowMajor(cast<MemRefType>(v.getType()));
       };
-      if (copy->getParentOfType<scf::ForOp>() || copy->getParentOfType<scf::ParallelOp>() ||
-          !contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
+      if (inKernel(copy) || !contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
         nestedCopies.push_back(copy);
     });
     IRRewriter copyRewriter(&getContext());
@@ -82,6 +114,8 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))
         return WalkResult::skip();
+      if (host.contains(op))
+        return WalkResult::advance();
       if (isa<scf::ParallelOp, scf::ForOp, memref::StoreOp>(op)) {
         roots.push_back(op);
         return WalkResult::skip();

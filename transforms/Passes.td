@@ -62,6 +62,17 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       anywhere when it only moves data, like a broadcast): one with several users is
       computed once into a buffer, never recomputed per user (softmax is four loop nests:
       max, exp, sum, normalize).
+    - control flow (the regions' ops are lowered first, then the op; inner ops first):
+      `strata.cond` becomes `scf.if` on `index > 0` (two branches) or `scf.index_switch` on
+      the index clamped into range (the last branch is the default); `strata.while` becomes
+      `scf.while` (the condition's `tensor<i1>` read with `tensor.extract` for
+      `scf.condition`); `strata.scan` becomes an `scf.for` over the steps carrying the
+      carries and the stacked ys: step i reads slice t (i, or length - 1 - i in reverse) of
+      each xs with a rank-reducing `tensor.extract_slice` and writes slice t of each ys with
+      `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys. A loop's
+      next carries are `linalg.copy`'d into its current ones, last in the body (after a
+      copy to a fresh tensor of any next value that may alias a carry), so that one-shot
+      bufferization keeps one buffer per carry for the whole loop.
 
     Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
@@ -174,7 +185,9 @@ def StrataLayout : Pass<"strata-layout"> {
 def StrataFuse : Pass<"strata-fuse"> {
   let summary = "Groups elementwise chains, broadcasts and reductions into strata.fusion ops.";
   let description = [{
-    Greedy producer-into-consumer fusion, one block at a time. Walking each block in reverse,
+    Greedy producer-into-consumer fusion, one block at a time (the blocks of control-flow
+    regions included: a loop body is fused on its own, and nothing moves into or out of a
+    region; the region ops themselves are never fused). Walking each block in reverse,
     every elementwise strata op (its primitive has the `kElementwise` trait) or reduction
     (reduce_sum/max/min/prod) not yet grouped becomes the root of a group, which grows
     through operands whose defining op is fusible: an elementwise op, a reduction, a
@@ -381,8 +394,10 @@ def StrataGpuKernels : Pass<"strata-gpu-kernels", "::mlir::func::FuncOp"> {
     1-D blocks of at most `block-size` threads), in program order. Named ops (fill, copy,
     transpose, a contraction strata-linalg-to-blas left) are generalized first, and a
     `memref.copy` between non-contiguous views (a strided slice) becomes a copy kernel. Ops it
-    does not take (an argmax over a leading axis, dynamic shapes, anything inside a loop) stay
-    for `strata-gpu-map-loops`.
+    does not take (an argmax over a leading axis, dynamic shapes, anything inside a kernel
+    loop) stay for `strata-gpu-map-loops`. The blocks of host control flow (the bodies of lowered
+    while_loops and scans, the branches of conds) are treated like the function's: each
+    step launches the same kernels.
 
     - All-parallel ops: a grid-stride loop, `min(ceil(chunks / threads), max-blocks)` blocks.
       A thread takes chunks of up to 16 bytes of consecutive innermost elements (4 x f32, 2 x
@@ -461,8 +476,13 @@ def StrataGpuMapLoops : Pass<"strata-gpu-map-loops", "::mlir::func::FuncOp"> {
     outer loop maps to block x, the inner one to thread x. A sequential `scf.for` nest outside
     any parallel loop (a full reduction) is wrapped in a one-iteration `scf.parallel` on block
     x, so no loop is left on the host touching device buffers; so is a lone `memref.store`. A
-    `memref.copy` inside a loop (a scan's per-step slice) becomes a loop nest first: device
-    code has no `memrefCopy` runtime function.
+    `memref.copy` inside a loop that becomes a kernel becomes a loop nest first: device code
+    has no `memrefCopy` runtime function. Host control flow stays on the host: an `scf.for`,
+    `scf.while`, `scf.if` or `scf.index_switch` whose body holds parallel loops, kernels,
+    runtime calls, linalg ops or buffer allocations (a lowered while_loop, scan or cond) is
+    no root; the loop nests in its body are mapped one by one (each step launches kernels),
+    its contiguous copies stay `memref.copy` (a device-to-device `gpu.memcpy`), and a
+    condition it loads is read on the host (strata-gpu-host-memory's runtime read).
 
     Before => after (block-size 256):
 

@@ -7,6 +7,7 @@
 // fold, so folding never copies large data.
 #include "dialects/strata/StrataOps.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/APSInt.h"
+#include "llvm/ADT/BitVector.h"
 
 using namespace mlir;
 using namespace mlir::strata;
@@ -359,4 +361,217 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRCo
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
   results.add<BroadcastOfUnitDimsToReshape>(context);
+}
+
+//===----------------------------------------------------------------------------------===//
+// Control flow: constant conditions, dead carries, loop invariants
+//===----------------------------------------------------------------------------------===//
+
+namespace {
+
+YieldOp yieldOf(Region &region) { return cast<YieldOp>(region.front().getTerminator()); }
+
+/// Replaces `op` by the ops of `region`'s block, inlined in front of it, and its yield's values.
+void inlineRegion(PatternRewriter &rewriter, Operation *op, Region &region) {
+  Block &block = region.front();
+  YieldOp yield = yieldOf(region);
+  SmallVector<Value> values(yield.getValues());
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&block, op);
+  rewriter.replaceOp(op, values);
+}
+
+/// cond with a constant index (or a single branch) => the chosen branch, inlined.
+struct InlineConstantCond : OpRewritePattern<CondOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondOp op, PatternRewriter &rewriter) const override {
+    int64_t n = op.getBranches().size();
+    int64_t k = 0;
+    if (n > 1) {
+      DenseIntElementsAttr index;
+      if (!matchPattern(op.getIndex(), m_Constant(&index)))
+        return failure();
+      k = std::clamp<int64_t>((*index.begin()).getSExtValue(), 0, n - 1);
+    }
+    inlineRegion(rewriter, op, op.getBranches()[k]);
+    return success();
+  }
+};
+
+/// Results nothing reads are no longer yielded by any branch.
+struct DropUnusedCondResults : OpRewritePattern<CondOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondOp op, PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> kept;
+    for (OpResult r : op.getResults())
+      if (!r.use_empty())
+        kept.push_back(r.getResultNumber());
+    if (kept.size() == op.getNumResults())
+      return failure();
+    SmallVector<Type> types;
+    for (unsigned i : kept)
+      types.push_back(op.getResult(i).getType());
+    auto now = CondOp::create(rewriter, op.getLoc(), types, op.getIndex(),
+                              op.getBranches().size());
+    for (auto [from, to] : llvm::zip(op.getBranches(), now.getBranches())) {
+      rewriter.inlineRegionBefore(from, to, to.end());
+      YieldOp yield = yieldOf(to);
+      SmallVector<Value> values;
+      for (unsigned i : kept)
+        values.push_back(yield.getValues()[i]);
+      rewriter.modifyOpInPlace(yield, [&] { yield.getValuesMutable().assign(values); });
+    }
+    SmallVector<Value> results(op.getNumResults());
+    for (auto [j, i] : llvm::enumerate(kept))
+      results[i] = now.getResult(j);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// while whose condition is the constant false => its inits.
+struct FoldFalseWhile : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op, PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr p;
+    if (!matchPattern(yieldOf(op.getCond()).getValues()[0], m_Constant(&p)) ||
+        !p.getSplatValue<APInt>().isZero())
+      return failure();
+    rewriter.replaceOp(op, op.getInits());
+    return success();
+  }
+};
+
+/// Whether block argument `arg` is read only by `yield` at position `pos` (passed on unchanged),
+/// or not at all.
+bool onlyPassedOn(BlockArgument arg, YieldOp yield, unsigned pos) {
+  return llvm::all_of(arg.getUses(), [&](OpOperand &use) {
+    return use.getOwner() == yield.getOperation() && use.getOperandNumber() == pos;
+  });
+}
+
+/// Moves the regions of `from` into `to` (same region count), then drops the block arguments
+/// at `deadArgs` and the yield operands at `deadYields` of region `r` (both per region).
+void moveRegionsDropping(PatternRewriter &rewriter, Operation *from, Operation *to,
+                         ArrayRef<llvm::BitVector> deadArgs,
+                         ArrayRef<llvm::BitVector> deadYields) {
+  for (unsigned r = 0; r < from->getNumRegions(); ++r) {
+    Region &dst = to->getRegion(r);
+    rewriter.inlineRegionBefore(from->getRegion(r), dst, dst.end());
+    YieldOp yield = yieldOf(dst);
+    SmallVector<Value> values;
+    for (auto [i, v] : llvm::enumerate(yield.getValues()))
+      if (!deadYields[r].test(i))
+        values.push_back(v);
+    rewriter.modifyOpInPlace(yield, [&] { yield.getValuesMutable().assign(values); });
+    dst.front().eraseArguments(deadArgs[r]);
+  }
+}
+
+/// A carry whose result is unused and which neither region reads (other than the body passing
+/// it on) is dropped.
+struct DropDeadWhileCarries : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op, PatternRewriter &rewriter) const override {
+    unsigned n = op.getInits().size();
+    Block &cond = op.getCond().front(), &body = op.getBody().front();
+    YieldOp bodyYield = yieldOf(op.getBody());
+    llvm::BitVector dead(n);
+    for (unsigned i = 0; i < n; ++i)
+      dead[i] = op.getResult(i).use_empty() && cond.getArgument(i).use_empty() &&
+                onlyPassedOn(body.getArgument(i), bodyYield, i);
+    if (dead.none())
+      return failure();
+    SmallVector<Value> inits;
+    for (unsigned i = 0; i < n; ++i)
+      if (!dead[i])
+        inits.push_back(op.getInits()[i]);
+    auto now = WhileOp::create(rewriter, op.getLoc(), ValueRange(inits).getTypes(), inits);
+    llvm::BitVector none(1);
+    moveRegionsDropping(rewriter, op, now, {dead, dead}, {none, dead});
+    SmallVector<Value> results(n);
+    for (unsigned i = 0, j = 0; i < n; ++i)
+      if (!dead[i])
+        results[i] = now.getResult(j++);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Unused carries (as for while), unused ys and xs the body does not read are dropped.
+struct DropDeadScanValues : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScanOp op, PatternRewriter &rewriter) const override {
+    unsigned nc = op.getInits().size(), nx = op.getXs().size();
+    unsigned ny = op.getNumResults() - nc;
+    Block &body = op.getBody().front();
+    YieldOp yield = yieldOf(op.getBody());
+    llvm::BitVector deadArgs(nc + nx), deadYields(nc + ny);
+    for (unsigned i = 0; i < nc; ++i)
+      deadArgs[i] = deadYields[i] =
+          op.getResult(i).use_empty() && onlyPassedOn(body.getArgument(i), yield, i);
+    for (unsigned j = 0; j < nx; ++j)
+      deadArgs[nc + j] = body.getArgument(nc + j).use_empty();
+    for (unsigned j = 0; j < ny; ++j)
+      deadYields[nc + j] = op.getResult(nc + j).use_empty();
+    if (deadArgs.none() && deadYields.none())
+      return failure();
+    SmallVector<Value> inits, xs;
+    SmallVector<Type> types;
+    for (unsigned i = 0; i < nc; ++i)
+      if (!deadArgs[i])
+        inits.push_back(op.getInits()[i]);
+    for (unsigned j = 0; j < nx; ++j)
+      if (!deadArgs[nc + j])
+        xs.push_back(op.getXs()[j]);
+    for (unsigned i = 0; i < nc + ny; ++i)
+      if (!deadYields[i])
+        types.push_back(op.getResult(i).getType());
+    auto now = ScanOp::create(rewriter, op.getLoc(), types, inits, xs, op.getLength(),
+                              op.getReverse());
+    moveRegionsDropping(rewriter, op, now, {deadArgs}, {deadYields});
+    SmallVector<Value> results(nc + ny);
+    for (unsigned i = 0, j = 0; i < nc + ny; ++i)
+      if (!deadYields[i])
+        results[i] = now.getResult(j++);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Pure ops of a loop's regions that read nothing defined inside the loop move in front of it.
+/// Ops with regions stay (a nested loop is not hoisted whole), and cond's branches are not
+/// loops: hoisting out of them would run a branch's work unconditionally.
+template <class LoopOp> struct HoistLoopInvariants : OpRewritePattern<LoopOp> {
+  using OpRewritePattern<LoopOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoopOp op, PatternRewriter &rewriter) const override {
+    Operation *loop = op.getOperation();
+    auto definedOutside = [&](Value v) {
+      return !loop->isAncestor(v.getParentRegion()->getParentOp());
+    };
+    bool changed = false;
+    for (Region &region : loop->getRegions())
+      for (Operation &inner : llvm::make_early_inc_range(region.front().without_terminator())) {
+        if (inner.getNumRegions() != 0 || !isPure(&inner) ||
+            !llvm::all_of(inner.getOperands(), definedOutside))
+          continue;
+        rewriter.moveOpBefore(&inner, loop);
+        changed = true;
+      }
+    return success(changed);
+  }
+};
+
+} // namespace
+
+void CondOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<InlineConstantCond, DropUnusedCondResults>(context);
+}
+
+void WhileOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<FoldFalseWhile, DropDeadWhileCarries, HoistLoopInvariants<WhileOp>>(context);
+}
+
+void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<DropDeadScanValues, HoistLoopInvariants<ScanOp>>(context);
 }

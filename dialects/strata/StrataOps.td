@@ -1545,6 +1545,144 @@ def Strata_CheckpointNameOp : Strata_Op<"checkpoint_name"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+//===== Control flow
+//===----------------------------------------------------------------------------------===//
+
+// The control-flow primitives (cond/switch, while_loop and fori_loop, scan) carry
+// sub-functions, so they are region ops rather than primitive ops: they have no shape rule, and
+// their verifiers check the regions' arguments and yields against the operands and results.
+// Regions read values of the enclosing scope directly (as scf's do): a closed-over value is
+// no operand, and only carries and scanned slices are block arguments.
+
+//===----------------------------------------------------------------------------------===//
+// CondOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CondOp : Strata_StructuralOp<"cond", [RecursiveMemoryEffects]> {
+  let summary = "Runs one of several branches, chosen by an index (cond and switch).";
+  let description = [{
+    `index` is a rank-0 `i32` tensor; it is clamped into `[0, N - 1]` for N branches (as
+    `lax.switch` does), and the chosen branch's `strata.yield` gives the results. `lax.cond`
+    is the two-branch form with the predicate converted to `i32` (branch 0 is the false
+    branch). Branches take no block arguments: they read the enclosing values directly. Each
+    branch must yield values of exactly the result types.
+
+    Canonicalization: a constant index inlines its branch (so does a single branch), and
+    results nothing uses are dropped from every branch.
+
+    Example:
+
+    ```mlir
+    %r = strata.cond %i : (tensor<i32>) -> tensor<4xf32> {
+      %a = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      strata.yield %a : tensor<4xf32>
+    }, {
+      %b = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+      strata.yield %b : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$index);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+  let assemblyFormat = "$index attr-dict `:` functional-type($index, $results) $branches";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------------------===//
+// WhileOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_WhileOp : Strata_StructuralOp<"while", [RecursiveMemoryEffects]> {
+  let summary = "Loops while a condition holds, carrying values (while_loop, fori_loop).";
+  let description = [{
+    Both regions take the carries as block arguments (the types of `inits`, which are also
+    the result types). `cond` yields a rank-0 `i1` tensor: false ends the loop with the
+    carries as results; `do` yields the next carries. A loop whose condition never holds
+    returns `inits`.
+
+    Canonicalization: a condition that is the constant false gives `inits`; a carry whose
+    result is unused and which neither region reads (other than passing it on) is dropped;
+    pure ops of either region that read no block argument (loop invariants) are hoisted in
+    front of the loop.
+
+    Example:
+
+    ```mlir
+    %r:2 = strata.while %i0, %x0 : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) cond {
+    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+      %p = strata.lt %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      strata.yield %p : tensor<i1>
+    } do {
+    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+      %i1 = strata.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      %x1 = strata.mul %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      strata.yield %i1, %x1 : tensor<i32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inits);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let assemblyFormat =
+      "$inits attr-dict `:` functional-type($inits, $results) `cond` $cond `do` $body";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ScanOp : Strata_StructuralOp<"scan",
+    [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+  let summary = "Loops over the leading axis of `xs`, carrying values and stacking outputs.";
+  let description = [{
+    Runs the body `length` times (from the last slice to the first with `reverse = true`).
+    Its block arguments are the carries (the types of `inits`) followed by one slice of each
+    `xs` (its type without the leading axis, which must be `length`). It yields the next
+    carries followed by one slice of each output `ys`. The results are the final carries
+    followed by the `ys` stacked on a new leading axis of size `length` (step `t` of a reverse
+    scan writes slice `t` too, so `ys` line up with `xs`). With `length = 0` the results are
+    the inits and empty `ys`.
+
+    Canonicalization: an unused carry that the body does not read (other than passing it on),
+    an unused `ys` and an `xs` the body does not read are dropped; pure ops that read no block
+    argument are hoisted in front of the loop.
+
+    Example:
+
+    ```mlir
+    %r:2 = strata.scan init(%h0) xs(%xs) length = 8, reverse = false : (tensor<4xf32>, tensor<8x4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>) {
+    ^bb0(%h: tensor<4xf32>, %x: tensor<4xf32>):
+      %s = strata.add %h, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %t = strata.tanh %s : (tensor<4xf32>) -> tensor<4xf32>
+      strata.yield %t, %t : tensor<4xf32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inits, Variadic<AnyRankedTensor>:$xs,
+                       I64Attr:$length, BoolAttr:$reverse);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `init` `(` $inits `)` `xs` `(` $xs `)` `length` `=` $length `,` `reverse` `=` $reverse
+    attr-dict `:` functional-type(operands, $results) $body
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The final carries (the first results).
+    ::mlir::ResultRange getCarryResults() {
+      return getResults().take_front(getInits().size());
+    }
+    /// The stacked per-step outputs (the results after the carries).
+    ::mlir::ResultRange getYsResults() { return getResults().drop_front(getInits().size()); }
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 //===== Structural ops
 //===----------------------------------------------------------------------------------===//
 
@@ -1591,11 +1729,13 @@ def Strata_FusionOp : Strata_StructuralOp<"fusion",
 //===----------------------------------------------------------------------------------===//
 
 def Strata_YieldOp : Strata_StructuralOp<"yield",
-    [Pure, Terminator, HasParent<"FusionOp">]> {
-  let summary = "Returns the results of a strata.fusion group.";
+    [Pure, Terminator, ParentOneOf<["FusionOp", "CondOp", "WhileOp", "ScanOp"]>]> {
+  let summary = "Returns the values of a region of strata.fusion, cond, while or scan.";
   let description = [{
-    Terminates the block of a `strata.fusion`; its operands become the fusion's results
-    and must have the result types.
+    Terminates the block of a `strata.fusion` (its operands become the fusion's results), of a
+    `strata.cond` branch (the results), of a `strata.while` region (the condition, or the next
+    carries) or of a `strata.scan` body (the next carries, then the per-step outputs). The
+    parent op's verifier checks the types.
 
     Example:
 

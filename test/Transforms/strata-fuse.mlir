@@ -310,3 +310,35 @@ func.func @no_recompute_behind_broadcast(%x: tensor<2x3xf32>, %v: tensor<3xf32>)
   %t = strata.tanh %s : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %t : tensor<2x3xf32>
 }
+
+// -----
+
+// Fusion stays on one side of a region boundary: the chain inside the loop body is fused
+// there, the chain after the loop outside, and nothing moves across the loop.
+// CHECK-LABEL: func.func @loop_body
+// CHECK: %[[W:.*]] = strata.while
+// CHECK: } do {
+// CHECK: strata.fusion
+// CHECK: strata.exp
+// CHECK: strata.neg
+// CHECK: strata.yield
+// CHECK: strata.yield
+// CHECK: }
+// CHECK: strata.fusion (%{{.*}} = %[[W]])
+// CHECK: strata.tanh
+// CHECK: strata.abs
+func.func @loop_body(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %e = strata.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+  %w = strata.while %e : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    %b = strata.exp %a : (tensor<4xf32>) -> tensor<4xf32>
+    %c = strata.neg %b : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %c : tensor<4xf32>
+  }
+  %t = strata.tanh %w : (tensor<4xf32>) -> tensor<4xf32>
+  %u = strata.abs %t : (tensor<4xf32>) -> tensor<4xf32>
+  return %u : tensor<4xf32>
+}

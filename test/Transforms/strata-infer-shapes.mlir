@@ -92,3 +92,27 @@ func.func @stays_dynamic(%x: tensor<?x3xf32>) -> tensor<?x?xf32> {
   %1 = strata.neg %0 : (tensor<?x3xf32>) -> tensor<?x?xf32>
   return %1 : tensor<?x?xf32>
 }
+
+// -----
+
+// Ops inside a loop body refine like any others; the body's yield keeps its type.
+// CHECK-LABEL: func.func @loop_body
+// CHECK: } do {
+// CHECK: %[[E:.*]] = strata.exp %{{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[N:.*]] = strata.neg %[[E]] : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[N]] : tensor<4xf32> to tensor<?xf32>
+// CHECK: %[[D:.*]] = tensor.cast %[[C]] : tensor<?xf32> to tensor<4xf32>
+// CHECK: strata.yield %[[D]] : tensor<4xf32>
+func.func @loop_body(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %w = strata.while %x : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    %b = strata.exp %a : (tensor<4xf32>) -> tensor<?xf32>
+    %c = strata.neg %b : (tensor<?xf32>) -> tensor<?xf32>
+    %d = tensor.cast %c : tensor<?xf32> to tensor<4xf32>
+    strata.yield %d : tensor<4xf32>
+  }
+  return %w : tensor<4xf32>
+}

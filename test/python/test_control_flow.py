@@ -390,25 +390,8 @@ def test_python_errors_in_sub_functions_propagate():
         lax.while_loop(lambda c: c < 3, body, 0)
 
 
-# ---- jit (helper E's staging of control flow) --------------------------------------------------
+# ---- jit: control flow is staged into strata.cond/while/scan regions ------------------------
 
-def _jit_stages_control_flow():
-    """False only while jit has no control-flow rule (its error says 'not supported under jit');
-    any other failure lets the tests run and report it."""
-    try:
-        strata.jit(lambda x: lax.while_loop(lambda c: c < 2.0, lambda c: c + 1.0, x))(0.0)
-    except Exception as e:  # noqa: BLE001
-        return "is not supported under jit" not in str(e)
-    return True
-
-
-jit_pending = pytest.mark.xfail(
-    not _jit_stages_control_flow(), strict=False,
-    reason="[while_loop] is not supported under jit yet: control flow staging (region ops) has "
-           "not landed")
-
-
-@jit_pending
 def test_jit_while_and_fori_loop():
     f = strata.jit(newton_sqrt)
     close(f(jnp.float64(2.0)), np.sqrt(2.0), rtol=1e-12)
@@ -421,7 +404,6 @@ def test_jit_while_and_fori_loop():
     close(h(x, jnp.int32(3)), x[:3].sum(), rtol=1e-5)
 
 
-@jit_pending
 def test_jit_traces_the_body_once():
     calls = []
 
@@ -436,7 +418,6 @@ def test_jit_traces_the_body_once():
     assert len(calls) < 10  # traced, not unrolled or run step by step
 
 
-@jit_pending
 def test_jit_scan_cond_and_grad():
     steps, hid = 20, 3
     xs = np.sin(np.linspace(0, 3, steps))

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "compose_ops.h"
 #include "strata/control_flow.h"
 #include "strata/transforms.h"
 #include "test_util.h"
@@ -17,12 +18,6 @@ using namespace strata::testutil;
 
 namespace {
 
-using ScalarFn = std::function<Array(const Array &)>;
-
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
 Array f64(double v) { return Array(v); }
 Array i32(int32_t v) { return Array(v); }
 
@@ -200,71 +195,11 @@ std::vector<Case> cases() {
   return cs;
 }
 
-// An operator maps a scalar function to another; its oracle does the same without transforms.
-struct Op {
-  char tag;
-  std::function<ScalarFn(ScalarFn, const Shape &)> apply, oracle;
-};
-
-ScalarFn fd_along(ScalarFn f, Array dir) {
-  return [f, dir](const Array &x) {
-    double h = 1e-4;
-    return (f(x + h * dir) - f(x - h * dir)) / (2 * h);
-  };
-}
-
-std::vector<Op> operators() {
-  std::vector<Op> ops;
-  ops.push_back({'G',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array w = rnd(101, s);
-                   return [f, w](const Array &x) { return sum(grad(f)(x) * w); };
-                 },
-                 [](ScalarFn f, const Shape &s) { return fd_along(f, rnd(101, s)); }});
-  ops.push_back({'J',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array u = rnd(102, s);
-                   return [f, u](const Array &x) {
-                     return jvp(f, std::make_tuple(x), std::make_tuple(u)).second;
-                   };
-                 },
-                 [](ScalarFn f, const Shape &s) { return fd_along(f, rnd(102, s)); }});
-  ops.push_back({'V',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   std::vector<Array> d = {rnd(103, s, 0.1), rnd(104, s, 0.1), rnd(105, s, 0.1)};
-                   Array c = Array::from_vector(std::vector<double>{1.0, -0.5, 0.25});
-                   return [f, d, c](const Array &x) {
-                     return sum(vmap(f)(stack({x + d[0], x + d[1], x + d[2]})) * c);
-                   };
-                 },
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   std::vector<Array> d = {rnd(103, s, 0.1), rnd(104, s, 0.1), rnd(105, s, 0.1)};
-                   return [f, d](const Array &x) {
-                     return f(x + d[0]) - 0.5 * f(x + d[1]) + 0.25 * f(x + d[2]);
-                   };
-                 }});
-  ops.push_back({'C', [](ScalarFn f, const Shape &) -> ScalarFn { return checkpoint(f); },
-                 [](ScalarFn f, const Shape &) { return f; }});
-  return ops;
-}
+std::vector<Op> operators() { return compose_operators(1e-4); }
 
 void check_chain(const Case &c, const std::vector<const Op *> &chain) {
-  ScalarFn t = c.f, o = c.unrolled;
-  std::string label = c.name + " ";
-  for (const Op *op : chain) { // the first op listed is applied first (innermost)
-    t = op->apply(t, c.shape);
-    o = op->oracle(o, c.shape);
-    label += op->tag;
-  }
-  Array x = rnd(200, c.shape, c.scale) + c.offset;
-  double got = t(x).item<double>(), want = o(x).item<double>();
-  int derivs = 0;
-  for (const Op *op : chain)
-    derivs += op->tag == 'G' || op->tag == 'J';
-  double tol = derivs == 0 ? 1e-11 : derivs == 1 ? 1e-5 : derivs == 2 ? 1e-3 : 2e-2;
-  EXPECT_NEAR(got, want, tol * (1 + std::fabs(want))) << label;
-  if (std::getenv("STRATA_TEST_VERBOSE"))
-    std::printf("%-30s %.10g %.10g\n", label.c_str(), got, want);
+  check_operator_chain(c.f, c.unrolled, c.shape, rnd(200, c.shape, c.scale) + c.offset, chain,
+                       c.name + " ", 1e-11);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "compose_ops.h"
 #include "strata/transforms.h"
 #include "test_util.h"
 
@@ -16,13 +17,6 @@ using namespace strata;
 using namespace strata::testutil;
 
 namespace {
-
-using ScalarFn = std::function<Array(const Array &)>;
-
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
 
 struct NamedFn {
   std::string name;
@@ -101,84 +95,11 @@ std::vector<NamedFn> real_functions() {
   return fs;
 }
 
-// An operator maps a scalar function to another scalar function; its oracle does the same
-// without transforms. Directions and perturbations are fixed per operator.
-struct Op {
-  char tag;
-  std::function<ScalarFn(ScalarFn, const Shape &)> apply, oracle;
-};
-
-double fd_step() { return 1e-3; }
-
-ScalarFn fd_along(ScalarFn f, Array dir) {
-  return [f, dir](const Array &x) {
-    double h = fd_step();
-    return (f(x + h * dir) - f(x - h * dir)) / (2 * h);
-  };
-}
-
-std::vector<Op> operators() {
-  std::vector<Op> ops;
-  // G: x -> <grad f(x), w>
-  ops.push_back({'G',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array w = rnd(101, s);
-                   return [f, w](const Array &x) { return sum(grad(f)(x) * w); };
-                 },
-                 [](ScalarFn f, const Shape &s) { return fd_along(f, rnd(101, s)); }});
-  // J: x -> jvp(f, x, u)
-  ops.push_back({'J',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array u = rnd(102, s);
-                   return [f, u](const Array &x) {
-                     return jvp(f, std::make_tuple(x), std::make_tuple(u)).second;
-                   };
-                 },
-                 [](ScalarFn f, const Shape &s) { return fd_along(f, rnd(102, s)); }});
-  // V: x -> sum_k c_k f(x + d_k), via vmap over the stacked points
-  ops.push_back({'V',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   std::vector<Array> d = {rnd(103, s, 0.1), rnd(104, s, 0.1), rnd(105, s, 0.1)};
-                   Array c = Array::from_vector(std::vector<double>{1.0, -0.5, 0.25});
-                   return [f, d, c](const Array &x) {
-                     Array pts = stack({x + d[0], x + d[1], x + d[2]});
-                     return sum(vmap(f)(pts) * c);
-                   };
-                 },
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   std::vector<Array> d = {rnd(103, s, 0.1), rnd(104, s, 0.1), rnd(105, s, 0.1)};
-                   std::vector<double> c = {1.0, -0.5, 0.25};
-                   return [f, d, c](const Array &x) {
-                     Array acc = f(x + d[0]) * c[0];
-                     for (int k = 1; k < 3; ++k)
-                       acc = acc + f(x + d[k]) * c[k];
-                     return acc;
-                   };
-                 }});
-  // C: checkpoint(f)
-  ops.push_back({'C',
-                 [](ScalarFn f, const Shape &) -> ScalarFn { return checkpoint(f); },
-                 [](ScalarFn f, const Shape &) { return f; }});
-  return ops;
-}
+std::vector<Op> operators() { return compose_operators(1e-3); }
 
 void check_chain(const NamedFn &nf, const std::vector<const Op *> &chain) {
-  ScalarFn t = nf.f, o = nf.f;
-  std::string label = nf.name + " ";
-  for (const Op *op : chain) { // the first op listed is applied first (innermost)
-    t = op->apply(t, nf.shape);
-    o = op->oracle(o, nf.shape);
-    label += op->tag;
-  }
-  Array x = rnd(200, nf.shape, 0.7);
-  double got = t(x).item<double>(), want = o(x).item<double>();
-  int derivs = 0;
-  for (const Op *op : chain)
-    derivs += op->tag == 'G' || op->tag == 'J';
-  double tol = derivs == 0 ? 1e-12 : derivs == 1 ? 1e-5 : derivs == 2 ? 1e-3 : 2e-2;
-  EXPECT_NEAR(got, want, tol * (1 + std::fabs(want))) << label;
-  if (std::getenv("STRATA_TEST_VERBOSE"))
-    std::printf("%-28s %.10g %.10g\n", label.c_str(), got, want);
+  check_operator_chain(nf.f, nf.f, nf.shape, rnd(200, nf.shape, 0.7), chain, nf.name + " ",
+                       1e-12);
 }
 
 } // namespace

@@ -394,3 +394,115 @@ func.func @dead_pure_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+// cond with a constant index: the clamped branch is inlined (index 7 of 3 branches: branch 2).
+// CHECK-LABEL: func.func @cond_constant_index
+func.func @cond_constant_index(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %i = arith.constant dense<7> : tensor<i32>
+  // CHECK-NOT: strata.cond
+  // CHECK: %[[N:.*]] = strata.neg %arg0
+  // CHECK-NEXT: return %[[N]]
+  %r = strata.cond %i : (tensor<i32>) -> tensor<4xf32> {
+    %a = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %a : tensor<4xf32>
+  }, {
+    strata.yield %x : tensor<4xf32>
+  }, {
+    %b = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %b : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// cond: a result nothing reads is no longer yielded by any branch.
+// CHECK-LABEL: func.func @cond_unused_result
+func.func @cond_unused_result(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[R:.*]] = strata.cond %arg0 : (tensor<i32>) -> tensor<4xf32> {
+  // CHECK-NEXT: strata.yield %arg1 : tensor<4xf32>
+  // CHECK-NEXT: }, {
+  // CHECK-NEXT: %[[E:.*]] = strata.exp %arg1
+  // CHECK-NEXT: strata.yield %[[E]] : tensor<4xf32>
+  %r:2 = strata.cond %i : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %a = strata.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %x, %a : tensor<4xf32>, tensor<4xf32>
+  }, {
+    %b = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %b, %b : tensor<4xf32>, tensor<4xf32>
+  }
+  // CHECK: return %[[R]]
+  return %r#0 : tensor<4xf32>
+}
+
+// -----
+
+// while whose condition is the constant false: its inits.
+// CHECK-LABEL: func.func @while_false
+func.func @while_false(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK-NOT: strata.while
+  // CHECK: return %arg0
+  %r = strata.while %x : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    %f = arith.constant dense<false> : tensor<i1>
+    strata.yield %f : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    %e = strata.exp %a : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// while: the unused carry %y, read by no region (only passed on), is dropped; the unused carry
+// %z stays since the body reads it; the invariant exp(%c) moves in front of the loop.
+// CHECK-LABEL: func.func @while_dead_carry_and_invariant
+func.func @while_dead_carry_and_invariant(%i: tensor<i32>, %y: tensor<4xf32>, %z: tensor<4xf32>, %c: tensor<4xf32>, %n: tensor<i32>) -> tensor<i32> {
+  // CHECK: %[[E:.*]] = strata.exp %arg3
+  // CHECK-NEXT: %[[W:.*]]:2 = strata.while %arg0, %arg2 : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) cond {
+  // CHECK: } do {
+  // CHECK-NEXT: ^bb0(%[[I:.*]]: tensor<i32>, %[[Z:.*]]: tensor<4xf32>):
+  // CHECK-NEXT: strata.add %[[I]], %[[I]]
+  // CHECK-NEXT: strata.add %[[Z]], %[[E]]
+  %r:3 = strata.while %i, %y, %z : (tensor<i32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>, tensor<4xf32>) cond {
+  ^bb0(%a: tensor<i32>, %b: tensor<4xf32>, %d: tensor<4xf32>):
+    %p = strata.lt %a, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<i32>, %b: tensor<4xf32>, %d: tensor<4xf32>):
+    %a1 = strata.add %a, %a : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %e = strata.exp %c : (tensor<4xf32>) -> tensor<4xf32>
+    %d1 = strata.add %d, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %a1, %b, %d1 : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  }
+  // CHECK: return %[[W]]#0
+  return %r#0 : tensor<i32>
+}
+
+// -----
+
+// scan: the unused ys, the xs the body does not read and the unused pass-through carry are
+// dropped; the invariant tanh(%c) is hoisted.
+// CHECK-LABEL: func.func @scan_dead_values
+func.func @scan_dead_values(%h: tensor<4xf32>, %g: tensor<4xf32>, %xs: tensor<3x4xf32>, %ks: tensor<3xi32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
+  // CHECK: %[[T:.*]] = strata.tanh %arg4
+  // CHECK-NEXT: %[[S:.*]]:2 = strata.scan init(%arg0) xs(%arg2) length = 3, reverse = false : (tensor<4xf32>, tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
+  // CHECK-NEXT: ^bb0(%[[H:.*]]: tensor<4xf32>, %[[X:.*]]: tensor<4xf32>):
+  // CHECK-NEXT: %[[A:.*]] = strata.add %[[H]], %[[X]]
+  // CHECK-NEXT: %[[B:.*]] = strata.mul %[[A]], %[[T]]
+  // CHECK-NEXT: strata.yield %[[B]], %[[A]] : tensor<4xf32>, tensor<4xf32>
+  %s:5 = strata.scan init(%h, %g) xs(%xs, %ks) length = 3, reverse = false : (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3xi32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<4xf32>, %k: tensor<i32>):
+    %s = strata.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t = strata.tanh %c : (tensor<4xf32>) -> tensor<4xf32>
+    %m = strata.mul %s, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %k1 = strata.add %k, %k : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    strata.yield %m, %b, %s, %s, %k1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i32>
+  }
+  // CHECK: return %[[S]]#0, %[[S]]#1
+  return %s#0, %s#2 : tensor<4xf32>, tensor<3x4xf32>
+}

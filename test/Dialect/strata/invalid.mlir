@@ -554,10 +554,168 @@ func.func @fusion_isolated(%x: tensor<4xf32>) {
   return
 }
 
+
 // -----
 
-// yield: only inside a strata.fusion.
+// cond: a branch yields a type other than the result's.
+func.func @cond_branch_type(%i: tensor<i32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.cond' op branch #1 yields 'tensor<4xf16>' for result #0, which has type 'tensor<4xf32>'}}
+  %0 = "strata.cond"(%i) ({
+    strata.yield %x : tensor<4xf32>
+  }, {
+    %h = arith.constant dense<1.0> : tensor<4xf16>
+    strata.yield %h : tensor<4xf16>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// cond: a branch yields fewer values than the op has results.
+func.func @cond_branch_count(%i: tensor<i32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.cond' op branch #0 yields 1 values but expects 2}}
+  %0:2 = "strata.cond"(%i) ({
+    strata.yield %x : tensor<4xf32>
+  }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// cond: the index is not an i32 scalar.
+func.func @cond_index(%i: tensor<2xi32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.cond' op index must be a rank-0 i32 tensor, got 'tensor<2xi32>'}}
+  %0 = "strata.cond"(%i) ({
+    strata.yield %x : tensor<4xf32>
+  }) : (tensor<2xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// cond: branches take no block arguments.
+func.func @cond_branch_args(%i: tensor<i32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.cond' op branch #0 has 1 block arguments but expects 0 (arguments)}}
+  %0 = "strata.cond"(%i) ({
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// while: the body yields a carry of another type.
+func.func @while_body_type(%x: tensor<4xf32>, %p: tensor<i1>) {
+  // expected-error @+1 {{'strata.while' op body yields 'tensor<2x2xf32>' for carry #0, which has type 'tensor<4xf32>'}}
+  %0 = strata.while %x : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    %r = strata.reshape %a : (tensor<4xf32>) -> tensor<2x2xf32>
+    strata.yield %r : tensor<2x2xf32>
+  }
+  return
+}
+
+// -----
+
+// while: the condition is not a boolean scalar.
+func.func @while_cond_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.while' op cond must yield one rank-0 i1 tensor, got ('tensor<4xf32>')}}
+  %0 = strata.while %x : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// while: a cond block argument whose type differs from its carry's.
+func.func @while_arg_type(%x: tensor<4xf32>, %p: tensor<i1>) {
+  // expected-error @+1 {{'strata.while' op cond block argument #0 has type 'tensor<4xi32>', but carry #0 has type 'tensor<4xf32>'}}
+  %0 = strata.while %x : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xi32>):
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// while: a result whose type differs from its carry's.
+func.func @while_result_type(%x: tensor<4xf32>, %p: tensor<i1>) {
+  // expected-error @+1 {{'strata.while' op carry #0 has type 'tensor<4xf32>', but result #0 has type 'tensor<4xf64>'}}
+  %0 = "strata.while"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// scan: an xs whose leading axis is not the length.
+func.func @scan_xs_length(%h: tensor<4xf32>, %xs: tensor<5x4xf32>) {
+  // expected-error @+1 {{'strata.scan' op xs #0 has type 'tensor<5x4xf32>', but needs a leading axis of length 3}}
+  %0 = strata.scan init(%h) xs(%xs) length = 3, reverse = false : (tensor<4xf32>, tensor<5x4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %x: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// scan: a body argument that is not the xs slice type.
+func.func @scan_slice_type(%h: tensor<4xf32>, %xs: tensor<3x4xf32>) {
+  // expected-error @+1 {{'strata.scan' op body block argument #1 has type 'tensor<3x4xf32>', but carry or xs slice #1 has type 'tensor<4xf32>'}}
+  %0 = strata.scan init(%h) xs(%xs) length = 3, reverse = false : (tensor<4xf32>, tensor<3x4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %x: tensor<3x4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// scan: a ys slice that does not match the stacked result.
+func.func @scan_ys_type(%h: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.scan' op body yields 'tensor<4xf32>' for carry or ys slice #1, which has type 'tensor<2xf32>'}}
+  %0:2 = strata.scan init(%h) xs() length = 3, reverse = false : (tensor<4xf32>) -> (tensor<4xf32>, tensor<3x2xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a, %a : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// scan: a negative length.
+func.func @scan_negative_length(%h: tensor<4xf32>) {
+  // expected-error @+1 {{'strata.scan' op length must be non-negative, got -1}}
+  %0 = strata.scan init(%h) xs() length = -1, reverse = false : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    strata.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// yield: only inside fusion and the control-flow ops.
 func.func @yield_parent(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'strata.yield' op expects parent op 'strata.fusion'}}
+  // expected-error @+1 {{'strata.yield' op expects parent op to be one of 'strata.fusion, strata.cond, strata.while, strata.scan'}}
   strata.yield %x : tensor<4xf32>
 }

@@ -377,3 +377,51 @@ func.func @fusion(%x: tensor<2x3xf32>, %bias: tensor<3xf32>) -> (tensor<2x3xf32>
   }
   return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// Control flow: cond (a two-branch switch reading enclosing values), while, scan (reverse,
+// carries and several xs/ys), and a zero-result cond.
+// CHECK-LABEL: func.func @control_flow
+func.func @control_flow(%i: tensor<i32>, %x: tensor<4xf32>, %n: tensor<i32>, %xs: tensor<3x4xf32>, %ks: tensor<3xi32>) -> (tensor<4xf32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) {
+  // CHECK: %[[C:.*]] = strata.cond %{{.*}} : (tensor<i32>) -> tensor<4xf32> {
+  // CHECK-NEXT: strata.exp
+  // CHECK-NEXT: strata.yield
+  // CHECK-NEXT: }, {
+  // CHECK-NEXT: strata.yield %{{.*}} : tensor<4xf32>
+  // CHECK-NEXT: }
+  %c = strata.cond %i : (tensor<i32>) -> tensor<4xf32> {
+    %a = strata.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %a : tensor<4xf32>
+  }, {
+    strata.yield %x : tensor<4xf32>
+  }
+  // CHECK: %[[W:.*]]:2 = strata.while %{{.*}}, %{{.*}} : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) cond {
+  // CHECK-NEXT: ^bb0(%[[I:.*]]: tensor<i32>, %{{.*}}: tensor<4xf32>):
+  // CHECK-NEXT: strata.lt %[[I]]
+  // CHECK-NEXT: strata.yield %{{.*}} : tensor<i1>
+  // CHECK-NEXT: } do {
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<4xf32>):
+  %w:2 = strata.while %i, %x : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) cond {
+  ^bb0(%j: tensor<i32>, %y: tensor<4xf32>):
+    %p = strata.lt %j, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    strata.yield %p : tensor<i1>
+  } do {
+  ^bb0(%j: tensor<i32>, %y: tensor<4xf32>):
+    %j1 = strata.add %j, %i : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %y1 = strata.mul %y, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %j1, %y1 : tensor<i32>, tensor<4xf32>
+  }
+  // CHECK: %{{.*}}:4 = strata.scan init(%{{.*}}, %{{.*}}) xs(%{{.*}}, %{{.*}}) length = 3, reverse = true : (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) {
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<i32>):
+  %s:4 = strata.scan init(%x, %x) xs(%xs, %ks) length = 3, reverse = true : (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>) {
+  ^bb0(%h: tensor<4xf32>, %g: tensor<4xf32>, %r: tensor<4xf32>, %k: tensor<i32>):
+    %h1 = strata.add %h, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    strata.yield %h1, %g, %h1, %k : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i32>
+  }
+  // CHECK: strata.cond %{{.*}} : (tensor<i32>) -> () {
+  // CHECK-NEXT: strata.yield
+  // CHECK-NEXT: }
+  strata.cond %i : (tensor<i32>) -> () {
+    strata.yield
+  }
+  return %c, %w#0, %w#1, %s#0, %s#2, %s#3 : tensor<4xf32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>
+}
