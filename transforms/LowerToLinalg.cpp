@@ -1613,6 +1613,32 @@ auto scfYield = [](OpBuilder &b, Location loc, ValueRange values) {
   scf::YieldOp::create(b, loc, values);
 };
 
+/// When the next value of a carry is an elementwise generic that reads the current carry only
+/// at the element it writes (`x * 0.99 + 0.01`), makes the carry that generic's destination:
+/// bufferized, it updates the carry's buffer in place (one pass, no temporary, no copy).
+/// Needs: `next` used only by the yield being replaced, one result, all-parallel loops, an init the body does not
+/// read, and every use of `carry` an input of the generic with the output's indexing map.
+bool writeIntoCarry(Value next, Value carry) {
+  auto op = next.getDefiningOp<linalg::GenericOp>();
+  // The strata.yield being replaced may still use it.
+  bool onlyYielded = llvm::all_of(next.getUsers(), [](Operation *u) { return isa<st::YieldOp>(u); });
+  if (!op || !onlyYielded || op->getNumResults() != 1 || next.getType() != carry.getType() ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  if (op.payloadUsesValueFromOperand(&init))
+    return false;
+  AffineMap outMap = op.getMatchingIndexingMap(&init);
+  if (!outMap.isPermutation())
+    return false;
+  for (OpOperand &use : carry.getUses())
+    if (use.getOwner() != op.getOperation() || !op.isDpsInput(&use) ||
+        op.getMatchingIndexingMap(&use) != outMap)
+      return false;
+  init.set(carry);
+  return true;
+}
+
 /// The next carries of a loop written into the buffers of the current ones (`iterArgs`), so
 /// that one-shot bufferization finds each yielded value equivalent to its block argument and
 /// keeps one buffer per carry for the whole loop (otherwise it allocates and copies a new one
@@ -1631,8 +1657,14 @@ SmallVector<Value> inPlaceCarries(OpBuilder &b, Location loc, ValueRange next,
       v = linalg::CopyOp::create(b, loc, v, makeInit(b, loc, tensorOf(v))).getResult(0);
   }
   SmallVector<Value> out;
-  for (auto [v, arg] : llvm::zip(staged, iterArgs))
-    out.push_back(v == arg ? v : linalg::CopyOp::create(b, loc, v, arg).getResult(0));
+  for (auto [v, arg] : llvm::zip(staged, iterArgs)) {
+    if (v == arg)
+      out.push_back(v);
+    else if (writeIntoCarry(v, arg))
+      out.push_back(v);
+    else
+      out.push_back(linalg::CopyOp::create(b, loc, v, arg).getResult(0));
+  }
   return out;
 }
 
@@ -1803,6 +1835,39 @@ struct ZeroSizeToEmpty : RewritePattern {
   }
 };
 
+/// A splat constant read by a linalg.generic (a broadcast scalar that folding turned into a
+/// dense tensor, e.g. `x * 0.99` hoisted out of a loop body) becomes a scalar constant in the
+/// body, and the operand goes: otherwise bufferization makes it a global array that every
+/// iteration reads like a real operand (a 1000-step fori_loop read three arrays per step
+/// instead of one).
+void foldSplatInputs(Operation *root) {
+  SmallVector<Operation *> changed;
+  root->walk([&](linalg::GenericOp op) {
+    Block *body = op.getBlock();
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto cst = in->get().getDefiningOp<arith::ConstantOp>();
+      auto splat = cst ? dyn_cast<SplatElementsAttr>(cst.getValue()) : nullptr;
+      BlockArgument arg = body->getArgument(in->getOperandNumber());
+      if (!splat || arg.use_empty() || arg.getType() != splat.getElementType())
+        continue;
+      OpBuilder b = OpBuilder::atBlockBegin(body);
+      Value scalar =
+          arith::ConstantOp::create(b, cst.getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      arg.replaceAllUsesWith(scalar);
+      if (changed.empty() || changed.back() != op.getOperation())
+        changed.push_back(op);
+    }
+  });
+  if (changed.empty())
+    return;
+  // Only the generics changed here: other IR stays exactly as lowered.
+  RewritePatternSet erase(root->getContext());
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(erase);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(changed, std::move(erase), config);
+}
+
 struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -1839,6 +1904,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
       if (failed(fuseAndInlineGroup(f)))
         return signalPassFailure();
     lowerControlFlow(getOperation());
+    foldSplatInputs(getOperation());
   }
 };
 

@@ -70,9 +70,12 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       carries and the stacked ys: step i reads slice t (i, or length - 1 - i in reverse) of
       each xs with a rank-reducing `tensor.extract_slice` and writes slice t of each ys with
       `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys. A loop's
-      next carries are `linalg.copy`'d into its current ones, last in the body (after a
-      copy to a fresh tensor of any next value that may alias a carry), so that one-shot
-      bufferization keeps one buffer per carry for the whole loop.
+      next carries are written into its current ones, so that one-shot bufferization keeps
+      one buffer per carry for the whole loop: an elementwise generic that reads its carry
+      only at the element it writes takes the carry as its destination (an in-place update,
+      no copy); any other next value is `linalg.copy`'d into the carry last in the body
+      (after a copy to a fresh tensor of a next value that may alias a carry). Splat
+      constants read by a generic become scalars in its body.
 
     Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata

@@ -707,8 +707,8 @@ func.func @switch_three_branches(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4
 // -----
 
 // while => scf.while: the condition tensor is read as a scalar for scf.condition, which
-// forwards the carries; the body's next carries are copied into the current ones (in place
-// once bufferized).
+// forwards the carries; each next carry is an elementwise generic reading its carry only at the
+// element it writes, so it writes into that carry (in place once bufferized, no copy).
 // CHECK-LABEL: func.func @while_loop
 // CHECK: %[[W:.*]]:2 = scf.while (%[[I:.*]] = %arg0, %[[V:.*]] = %arg1) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
 // CHECK: %[[LT:.*]] = linalg.generic
@@ -717,11 +717,10 @@ func.func @switch_three_branches(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4
 // CHECK: scf.condition(%[[P]]) %[[I]], %[[V]] : tensor<i32>, tensor<4xf32>
 // CHECK: } do {
 // CHECK: ^bb0(%[[I2:.*]]: tensor<i32>, %[[V2:.*]]: tensor<4xf32>):
-// CHECK: %[[N:.*]] = linalg.generic
-// CHECK: %[[M:.*]] = linalg.generic
-// CHECK: %[[NC:.*]] = linalg.copy ins(%[[N]] : tensor<i32>) outs(%[[I2]] : tensor<i32>)
-// CHECK: %[[MC:.*]] = linalg.copy ins(%[[M]] : tensor<4xf32>) outs(%[[V2]] : tensor<4xf32>)
-// CHECK: scf.yield %[[NC]], %[[MC]]
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[I2]], %{{.*}} : tensor<i32>, tensor<i32>) outs(%[[I2]] : tensor<i32>)
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[V2]], %[[V2]] : tensor<4xf32>, tensor<4xf32>) outs(%[[V2]] : tensor<4xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: scf.yield %[[N]], %[[M]]
 // CHECK: return %[[W]]#1
 func.func @while_loop(%i: tensor<i32>, %x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   %w:2 = strata.while %i, %x : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) cond {
