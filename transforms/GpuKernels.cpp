@@ -351,6 +351,28 @@ struct KernelBuilder {
     return map;
   }
 
+  /// cloneBody for lane `lane` of `width`: each operand's value for that lane from `lanes`
+  /// (then `trailing` null arguments, for outputs the body does not read), the loop indices
+  /// shifted to the lane.
+  IRMapping cloneLane(linalg::GenericOp op, ArrayRef<SmallVector<Value>> lanes,
+                      ArrayRef<Value> loops, unsigned inner, int64_t width, int64_t lane,
+                      ArrayRef<Operation *> skip, unsigned trailing = 0) {
+    SmallVector<Value> args;
+    for (const SmallVector<Value> &ls : lanes)
+      args.push_back(ls[lane]);
+    args.append(trailing, Value());
+    SmallVector<Value> laneLoops =
+        width == 1 ? SmallVector<Value>(loops) : laneIndices(loops, inner, lane);
+    return cloneBody(op, args, laneLoops, skip);
+  }
+
+  /// The operand of reduction combiner `c` that is not the accumulator (block argument
+  /// `accIndex` of `op`'s body).
+  static Value combinedValue(linalg::GenericOp op, Operation *c, unsigned accIndex) {
+    Value accArg = op.getBlock()->getArgument(accIndex);
+    return c->getOperand(0) == accArg ? c->getOperand(1) : c->getOperand(0);
+  }
+
   /// `combiner` (an `acc op value` of the linalg body) applied to `x` and `y`.
   Value combine(Operation *combiner, Value x, Value y) {
     IRMapping map;
@@ -495,12 +517,7 @@ void emitElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> opera
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
   for (int64_t l = 0; l < width; ++l) {
-    SmallVector<Value> args;
-    for (auto &ls : lanes)
-      args.push_back(ls[l]);
-    SmallVector<Value> laneLoops =
-        width == 1 ? SmallVector<Value>(loops) : kb.laneIndices(loops, inner, l);
-    IRMapping map = kb.cloneBody(op, args, laneLoops, {});
+    IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, l, {});
     for (auto [k, y] : llvm::enumerate(yield.getValues()))
       results[k].push_back(map.lookupOrDefault(y));
   }
@@ -686,12 +703,7 @@ void emitElementwiseChain(OpBuilder &b, ArrayRef<linalg::GenericOp> ops, int64_t
       auto yield = cast<linalg::YieldOp>(body->getTerminator());
       SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
       for (int64_t l = 0; l < width; ++l) {
-        SmallVector<Value> args;
-        for (auto &ls : lanes)
-          args.push_back(ls[l]);
-        SmallVector<Value> laneLoops =
-            width == 1 ? SmallVector<Value>(loops) : kb.laneIndices(loops, inner, l);
-        IRMapping map = kb.cloneBody(op, args, laneLoops, {});
+        IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, l, {});
         for (auto [k, y] : llvm::enumerate(yield.getValues()))
           results[k].push_back(map.lookupOrDefault(y));
       }
@@ -789,7 +801,6 @@ void emitFullReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue, int6
   for (Type t : accTypes)
     partials.push_back(memref::AllocOp::create(b, loc, MemRefType::get({l.blocks}, t)));
 
-  Block *body = op.getBlock();
   createLaunch(
       b, loc, l.blocks, l.blockThreads, smemTypes, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
         Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
@@ -812,18 +823,11 @@ void emitFullReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue, int6
             lanes.push_back(kb.load(operands[i], maps[i], loops, inner, width));
           SmallVector<Value> acc(loop.getRegionIterArgs());
           for (int64_t ln = 0; ln < width; ++ln) {
-            SmallVector<Value> args;
-            for (auto &ls : lanes)
-              args.push_back(ls[ln]);
-            args.append(numOut, Value());
-            SmallVector<Value> laneLoops =
-                width == 1 ? SmallVector<Value>(loops) : kb.laneIndices(loops, inner, ln);
-            IRMapping map = kb.cloneBody(op, args, laneLoops, combiners);
+            IRMapping map =
+                kb.cloneLane(op, lanes, loops, inner, width, ln, combiners, numOut);
             for (unsigned k = 0; k < numOut; ++k) {
-              Operation *c = combiners[k];
-              Value accArg = body->getArgument(numIn + k);
-              Value other = c->getOperand(0) == accArg ? c->getOperand(1) : c->getOperand(0);
-              acc[k] = kb.combine(c, acc[k], map.lookupOrDefault(other));
+              Value other = KernelBuilder::combinedValue(op, combiners[k], numIn + k);
+              acc[k] = kb.combine(combiners[k], acc[k], map.lookupOrDefault(other));
             }
           }
           scf::YieldOp::create(b, loc, acc);
@@ -952,7 +956,7 @@ void emitPerOutputReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue,
       for (unsigned k = 0; k < numOut; ++k) {
         Operation *c = combiners[k];
         Value accArg = body->getArgument(numIn + k);
-        Value other = c->getOperand(0) == accArg ? c->getOperand(1) : c->getOperand(0);
+        Value other = KernelBuilder::combinedValue(op, c, numIn + k);
         // Sequential order as the loop nest: acc op value, with acc in its own operand slot.
         IRMapping m;
         m.map(accArg, inner.getRegionIterArgs()[k]);
@@ -1330,18 +1334,11 @@ void emitRowGroup(OpBuilder &b, RowGroup &group, int64_t blockSize, int64_t maxB
             SmallVector<Value> acc(accIn);
             SmallVector<SmallVector<Value>> results(numOut);
             for (int64_t ln = 0; ln < width; ++ln) {
-              SmallVector<Value> args;
-              for (auto &ls : lanes)
-                args.push_back(ls[ln]);
-              SmallVector<Value> laneLoops =
-                  width == 1 ? SmallVector<Value>(loops) : kb.laneIndices(loops, inner, ln);
-              IRMapping map = kb.cloneBody(op, args, laneLoops, combiners);
+              IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, ln, combiners);
               for (unsigned k2 = 0; k2 < numOut; ++k2) {
                 if (kind == RowKind::Reduction) {
-                  Operation *c = combiners[k2];
-                  Value accArg = body->getArgument(numIn + k2);
-                  Value other = c->getOperand(0) == accArg ? c->getOperand(1) : c->getOperand(0);
-                  acc[k2] = kb.combine(c, acc[k2], map.lookupOrDefault(other));
+                  Value other = KernelBuilder::combinedValue(op, combiners[k2], numIn + k2);
+                  acc[k2] = kb.combine(combiners[k2], acc[k2], map.lookupOrDefault(other));
                 } else {
                   results[k2].push_back(map.lookupOrDefault(yield.getValues()[k2]));
                 }
