@@ -24,6 +24,12 @@
 // Kind::Bound makes it concrete (its maximum over vmap's batch), and the loop is
 // differentiated as a scan of that length whose steps past an example's own trip count keep
 // the carry (so the body runs about twice forward: once counting, once recording carries).
+//
+// Per-step residuals (LoopGradOptions::policy) reuse checkpoint(f)'s policy levels
+// (lib/transforms/checkpoint.cpp): the forward scan runs each step under the recording level and
+// returns what it kept as extra ys; the backward step replays the body under the substituting
+// level, handed that step's slices. Extra ys are ordinary outputs, so jit stages them as more
+// results of strata.scan and vmap/jvp batch and differentiate them like any other.
 #include "strata/control_flow.h"
 
 #include <algorithm>
@@ -297,6 +303,7 @@ std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, cons
   cf.body = close_over(body, captures.consts);
   cf.num_consts = captures.consts.size();
   cf.checkpoint_every = options.checkpoint_every;
+  cf.policy = options.policy;
   return bind_control(cf, cat(captures.consts, init));
 }
 
@@ -350,6 +357,7 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
   cf.reverse = reverse;
   cf.unroll = unroll;
   cf.checkpoint_every = options.checkpoint_every;
+  cf.policy = options.policy;
   std::vector<Array> outs = bind_control(cf, cat(cat(captures.consts, init), xs));
   return {std::vector<Array>(outs.begin(), outs.begin() + init.size()),
           std::vector<Array>(outs.begin() + init.size(), outs.end())};

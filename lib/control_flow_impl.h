@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "trace_impl.h"
+#include "transforms/transforms_impl.h"
 
 namespace strata {
 
@@ -40,5 +41,11 @@ struct ControlVjp {
   std::function<std::vector<Array>(const std::vector<Array> &)> pullback;
 };
 ControlVjp control_vjp(const ControlFlow &cf, const std::vector<Array> &primals);
+
+/// f(primals) under checkpoint's recording level: its outputs and the values `policy` keeps, in
+/// the order remat_backward's replay asks for them (lib/transforms/checkpoint.cpp). A scan's
+/// forward pass stacks them per step (LoopGradOptions::policy).
+RematForward remat_record(const CheckpointPolicy &policy, const FlatFn &f,
+                          const std::vector<Array> &primals);
 
 } // namespace strata

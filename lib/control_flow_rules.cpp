@@ -1,7 +1,9 @@
 // The jvp, batching and reverse-mode rules of cond, while_loop and scan. Each builds new
 // sub-functions from the op's own with the flat transforms and binds the new op one level down,
 // so a loop stays one loop at every level.
+#include <memory>
 #include <numeric>
+#include <optional>
 
 #include "control_flow_impl.h"
 #include "strata/lax.h"
@@ -325,6 +327,9 @@ ControlVjp vjp_scan_segments(const ControlFlow &cf, const Vec &primals) {
   inner.checkpoint_every = 1;
   outer.length = t / k;
   outer.checkpoint_every = 1;
+  // A segment's body is one scan, inside which a policy level keeps nothing; the inner scan,
+  // differentiated when the backward pass recomputes the segment, applies the policy.
+  outer.policy = CheckpointPolicy::nothing();
   outer.body = [inner](const Vec &in) { return bind_control(inner, in); };
   Vec in = part(primals, 0, nc + nk);
   for (size_t i = nc + nk; i < primals.size(); ++i) {
@@ -357,19 +362,31 @@ ControlVjp vjp_scan_segments(const ControlFlow &cf, const Vec &primals) {
   return {outs, pullback};
 }
 
-// The forward scan also stacks the carry each step starts from; the backward pass is a reverse
-// scan whose step replays the body at that carry under grad (per-step rematerialization: the body
-// runs twice, and only the carries, not the body's intermediates, are kept) and accumulates the
-// cotangents of the consts in its carry.
+// The forward scan also stacks the carry each step starts from, and what the policy keeps of
+// the step; the backward pass is a reverse scan whose step replays the body at that carry under
+// grad (per-step rematerialization: the body runs twice, and only the carries and the policy's
+// values, not the body's other intermediates, are kept), reusing the kept values, and
+// accumulates the cotangents of the consts in its carry.
 ControlVjp vjp_scan(const ControlFlow &cf, const Vec &primals) {
   if (cf.checkpoint_every > 1 && cf.length > cf.checkpoint_every)
     return vjp_scan_segments(cf, primals);
   size_t nc = cf.num_consts, nk = cf.num_carry, nx = primals.size() - nc - nk;
+  CheckpointPolicy policy = cf.policy;
+  // How many values a step keeps: the body tells when the forward scan runs or traces it
+  // (every level does, once at least, even for zero steps: for the output avals).
+  auto num_saved = std::make_shared<std::optional<size_t>>();
   ControlFlow f = cf;
   f.checkpoint_every = 1;
-  f.body = [b = cf.body, nc, nk](const Vec &in) { return cat(b(in), part(in, nc, nc + nk)); };
+  f.body = [b = cf.body, policy, num_saved, nc, nk](const Vec &in) {
+    RematForward r = remat_record(policy, b, in);
+    *num_saved = r.saved.size();
+    return cat(r.outputs, part(in, nc, nc + nk), r.saved);
+  };
   Vec all = bind_control(f, primals);
-  size_t m = all.size() - 2 * nk;
+  if (!*num_saved)
+    throw Error(detail::cat("[", cf.name, "] the forward scan of reverse mode never ran its body"),
+                ErrorKind::Internal);
+  size_t ns = **num_saved, m = all.size() - 2 * nk - ns;
   Vec outs = part(all, 0, nk + m);
   ControlFlow r;
   r.kind = Kind::Scan;
@@ -379,24 +396,29 @@ ControlVjp vjp_scan(const ControlFlow &cf, const Vec &primals) {
   r.length = cf.length;
   r.reverse = !cf.reverse;
   r.unroll = cf.unroll;
-  // Layout: consts; carry: carry cotangent, const cotangent sums; xs: carries, xs, ys cotangents.
-  r.body = [vb = vjp_of(cf.body, nc + nk + nx), nc, nk, nx](const Vec &in) {
-    size_t c = nc + nk + nc;
-    Vec g = vb(cat(part(in, 0, nc), part(in, c, c + nk + nx), part(in, nc, nc + nk),
-                   part(in, c + nk + nx, in.size())));
+  r.policy = policy;
+  // Layout: consts; carry: carry cotangent, const cotangent sums; xs: carries, xs, kept values,
+  // ys cotangents.
+  r.body = [b = cf.body, policy, nc, nk, nx, ns](const Vec &in) {
+    size_t c = nc + nk + nc, s = c + nk + nx;
+    Vec primals = cat(part(in, 0, nc), part(in, c, s));
+    Vec cts = cat(part(in, nc, nc + nk), part(in, s + ns, in.size()));
+    Vec g = policy.kind == CheckpointPolicy::Kind::Nothing
+                ? vjp_flat(b, primals, "grad", /*reusable=*/false).pullback(cts)
+                : remat_backward(b, primals, policy, part(in, s, s + ns), cts);
     Vec out = part(g, nc, nc + nk);
     for (size_t i = 0; i < nc; ++i)
       out.push_back(lax::add(in[nc + nk + i], g[i]));
     return cat(out, part(g, nc + nk, g.size()));
   };
   Vec consts = part(primals, 0, nc), xs = part(primals, nc + nk, primals.size());
-  Vec carries = part(all, nk + m, all.size());
-  auto pullback = [r, consts, xs, carries, nc, nk, out = avals(outs)](const Vec &cts) {
+  Vec carries = part(all, nk + m, 2 * nk + m), kept = part(all, 2 * nk + m, all.size());
+  auto pullback = [r, consts, xs, carries, kept, nc, nk, out = avals(outs)](const Vec &cts) {
     Vec c = explicit_zeros(cts, out);
     Vec acc;
     for (const Array &x : consts)
       acc.push_back(zeros_like(x));
-    Vec res = bind_control(r, cat(consts, part(c, 0, nk), acc, carries, xs,
+    Vec res = bind_control(r, cat(consts, part(c, 0, nk), acc, carries, xs, kept,
                                   part(c, nk, c.size())));
     return cat(part(res, nk, nk + nc), part(res, 0, nk), part(res, nk + nc, res.size()));
   };
@@ -431,6 +453,7 @@ ControlVjp vjp_while(const ControlFlow &cf, const Vec &primals) {
   s.num_carry = nk;
   s.length = steps;
   s.checkpoint_every = k;
+  s.policy = cf.policy;
   s.body = [b = cf.body, nc, nk, exact](const Vec &in) {
     Vec carry = part(in, nc + 1, nc + 1 + nk);
     Vec next = b(cat(part(in, 0, nc), carry));

@@ -69,6 +69,8 @@ struct ControlFlow {
   int64_t unroll = 1;           // Scan: a hint for compiled code; eager evaluation ignores it
   /// Reverse mode (Scan): keep the carry every k steps and recompute the steps in between.
   int64_t checkpoint_every = 1;
+  /// Reverse mode (While, Scan): what the forward loop keeps of each step besides its carry.
+  CheckpointPolicy policy;
 };
 
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {

@@ -28,8 +28,18 @@ namespace lax {
 /// How reverse mode keeps a loop's carries: every `checkpoint_every` iterations (1: every
 /// iteration); the iterations in between are recomputed in the backward pass, trading compute
 /// for memory (k times fewer saved carries, about one more forward pass).
+///
+/// `policy` says what else the forward loop keeps of each step, as for checkpoint(f): with
+/// nothing (the default) the backward pass replays the whole step from its carry; with dots the
+/// forward loop also stacks every dot_general output of the step and the replay reuses them
+/// instead of multiplying again; with save_names(...) the same for values tagged by
+/// checkpoint_name. Within checkpoint_every segments the policy applies to the segment's
+/// recompute: the recomputed steps stack the saved values and their backward pass reuses them
+/// (so a dot runs twice, forward and recompute, where the nothing policy runs it three times).
+/// The policy also governs the loops reverse mode derives from this one (grad of grad).
 struct LoopGradOptions {
   int64_t checkpoint_every = 1;
+  CheckpointPolicy policy = {};
 };
 
 // Sub-functions outlive the call: transforms replay them later (grad's backward pass runs a

@@ -4,6 +4,7 @@
 // back in the same order instead of recomputing them, below the grad level of the replay.
 #include <algorithm>
 
+#include "../control_flow_impl.h"
 #include "strata/lax.h"
 #include "transforms_impl.h"
 
@@ -129,24 +130,31 @@ Array checkpoint_name(const Array &x, const std::string &name) {
   return bind1(name_p, {x}, {{"name", name}});
 }
 
-RematForward remat_forward(const CallKind &kind, const FlatFn &f,
-                           const std::vector<Array> &primals) {
-  if (kind.policy.kind == CheckpointPolicy::Kind::Nothing)
-    return {bind_call(kind, f, primals), {}};
-  auto level = std::make_shared<PolicyLevel>(kind.policy, nullptr);
+RematForward remat_record(const CheckpointPolicy &policy, const FlatFn &f,
+                          const std::vector<Array> &primals) {
+  if (policy.kind == CheckpointPolicy::Kind::Nothing)
+    return {f(primals), {}};
+  auto level = std::make_shared<PolicyLevel>(policy, nullptr);
   std::vector<Array> outs;
   {
     LevelGuard guard(level);
     std::vector<Array> in;
     for (const Array &p : primals)
       in.push_back(level->wrap(p));
-    outs = bind_call(kind, f, in);
+    outs = f(in);
   }
   RematForward r;
   for (const Array &o : outs)
     r.outputs.push_back(level->unwrap(o));
   r.saved = std::move(level->recorded);
   return r;
+}
+
+RematForward remat_forward(const CallKind &kind, const FlatFn &f,
+                           const std::vector<Array> &primals) {
+  return remat_record(kind.policy,
+                      [&](const std::vector<Array> &in) { return bind_call(kind, f, in); },
+                      primals);
 }
 
 std::vector<Array> remat_backward(const FlatFn &f, const std::vector<Array> &primals,
