@@ -1524,15 +1524,16 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
 
   /// Makes the kernels of the linalg ops of one block.
   void runOnBlock(Block &entry, IRRewriter &rewriter) {
-    // A copy between non-contiguous views (a strided slice) is no single gpu.memcpy: it
+    // A copy between views (a strided slice, an offset) is no single gpu.memcpy: it
     // becomes a linalg.copy, so an elementwise kernel (all threads, vector accesses on the
     // contiguous side) rather than strata-gpu-map-loops' one-thread loop.
     for (auto copy : llvm::make_early_inc_range(entry.getOps<memref::CopyOp>())) {
       auto source = cast<MemRefType>(copy.getSource().getType());
       auto target = cast<MemRefType>(copy.getTarget().getType());
+      // gpu.memcpy (gpu-to-llvm) takes identity layouts only: a view with an offset is a
+      // kernel too.
       if (!source.hasStaticShape() || !target.hasStaticShape() ||
-          (memref::isStaticShapeAndContiguousRowMajor(source) &&
-           memref::isStaticShapeAndContiguousRowMajor(target)))
+          (source.getLayout().isIdentity() && target.getLayout().isIdentity()))
         continue;
       rewriter.setInsertionPoint(copy);
       linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());

@@ -11,7 +11,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -87,10 +86,12 @@ struct GpuMapLoopsPass : strata::impl::StrataGpuMapLoopsBase<GpuMapLoopsPass> {
     // memrefCopy runtime function: it becomes its own loop nest.
     SmallVector<memref::CopyOp> nestedCopies;
     getOperation().walk([&](memref::CopyOp copy) {
-      // So does a copy between non-contiguous views (a strided slice): gpu.memcpy moves one
-      // contiguous range (the lead's note: strata-gpu-host-memory relies on this).
+      // So does a copy between views (a strided slice, an offset): gpu.memcpy moves one
+      // contiguous range and gpu-to-llvm takes identity layouts only (strata-gpu-host-memory
+      // relies on this).
       auto contiguous = [](Value v) {
-        return memref::isStaticShapeAndContiguousRowMajor(cast<MemRefType>(v.getType()));
+        auto type = cast<MemRefType>(v.getType());
+        return type.hasStaticShape() && type.getLayout().isIdentity();
       };
       if (inKernel(copy) || !contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
         nestedCopies.push_back(copy);
@@ -266,7 +267,14 @@ struct NvvmIntrinsicsPass : strata::impl::StrataNvvmIntrinsicsBase<NvvmIntrinsic
 std::vector<std::pair<std::string, std::string>>
 nvvmLoweringStages(const std::string &chip, int64_t blockSize, int64_t maxBlocks) {
   const auto &cpu = cpuLoweringStages();
-  std::vector<std::pair<std::string, std::string>> stages = {cpu[0], cpu[1]};
+  // The CPU's first stages, plus strata-interchange-elementwise-loops after canonicalize (which
+  // hoists a loop body's invariant ops): an elementwise loop becomes one generic running the
+  // steps per element, so one kernel with the loop inside each thread instead of a host loop
+  // launching kernels. Not on the CPU: there the element loop is the one to vectorize, and a
+  // per-element chain of dependent steps ran 45x slower than step-by-step vector loops.
+  std::vector<std::pair<std::string, std::string>> stages = {
+      cpu[0], {"linalg", "strata-lower-to-linalg,canonicalize,strata-interchange-elementwise-loops,"
+                         "strata-unique-results"}};
   // As on the CPU: results become out-params, inputs are read-only; f32/f64 contractions and
   // the f16/bf16 ones with an f32 accumulator become host calls of the runtime's cuBLAS gemm
   // (device pointers), between the kernels.

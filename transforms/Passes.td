@@ -105,6 +105,75 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
   ];
 }
 
+def StrataInterchangeElementwiseLoops : Pass<"strata-interchange-elementwise-loops"> {
+  let summary = "Turns a counted loop of elementwise updates into one elementwise generic.";
+  let description = [{
+    Runs on tensors after `strata-lower-to-linalg` (the "linalg" stage of the GPU pipeline;
+    not the CPU's, where the step-by-step loop vectorizes over the elements and a chain of
+    dependent steps per element would be far slower). A loop interchange: when every element's trajectory through an
+    `scf.for` is independent of the others', the loop over the steps moves inside ONE
+    all-parallel `linalg.generic` over the carries' shape, whose body runs the steps on
+    scalar `iter_args`. The CPU then makes one pass over the array (each element stays in a
+    register for all steps) and the GPU one grid-stride kernel, instead of a host loop
+    launching the body's kernels every step.
+
+    Taken: an `scf.for` (static or dynamic bounds) whose carries are ranked tensors of one
+    static shape S (any int/float element types) and whose body holds only
+    - all-parallel `linalg.generic`s over S writing through identity maps, reading carries
+      and other such results at the same element (identity maps), loop-invariant tensors
+      through any map (they become inputs of the new generic), and slices of a
+      loop-invariant tensor at per-step offsets (a scan's xs: `tensor.extract_slice` of
+      unit dims at the step, whole kept dims), read through a projected permutation; their
+      bodies may use linalg.index (the element's) and the body's scalars;
+    - generics over 0-d values of the step (a fori_loop's index converted to float), which
+      the new body computes per element;
+    - `linalg.copy` of such a value (the write of a next carry into its buffer),
+      `tensor.empty`, `tensor.extract` of a loop-invariant tensor, and side-effect-free
+      scalar ops (the step's index arithmetic, constants);
+    - a yield of such values or of loop-invariant tensors of shape S.
+    Left alone: `scf.while`, reductions, contractions, a carry read at another element (a
+    shifted slice), stacked ys (`tensor.insert_slice`), nested loops that were not
+    interchanged themselves, side effects. Loops are visited innermost first, so an
+    interchanged inner loop can make its enclosing loop interchangeable.
+
+    The element's scalar operations are the same, in the same order, so results are bitwise
+    those of the loop as it was.
+
+    Before => after:
+
+    ```mlir
+    %r = scf.for %i = %c0 to %c1000 step %c1 iter_args(%x = %x0) -> (tensor<1024xf32>) {
+      %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+          ins(%x : tensor<1024xf32>) outs(%x : tensor<1024xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.mulf %in, %c0_99 : f32
+        %a = arith.addf %m, %c0_01 : f32
+        linalg.yield %a : f32
+      } -> tensor<1024xf32>
+      scf.yield %n : tensor<1024xf32>
+    }
+    // =>
+    %e = tensor.empty() : tensor<1024xf32>
+    %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x0 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = scf.for %i = %c0 to %c1000 step %c1 iter_args(%v = %in) -> (f32) {
+        %m = arith.mulf %v, %c0_99 : f32
+        %a = arith.addf %m, %c0_01 : f32
+        scf.yield %a : f32
+      }
+      linalg.yield %s : f32
+    } -> tensor<1024xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def StrataInferShapes : Pass<"strata-infer-shapes"> {
   let summary = "Refines dynamic result dimensions of strata ops from static operands.";
   let description = [{

@@ -58,12 +58,15 @@ func.func @main(%x: tensor<1024xf32>, %n: tensor<i32>) -> tensor<1024xf32> {
 
 // An RNN scan: a host scf.for; each step calls cuBLAS for the contraction, runs the fused
 // bias + tanh chain as one kernel writing both the next carry and the step's output, and copies
-// the output into its slice of the stacked ys (a device-to-device copy, no kernel).
+// the output into its slice of the stacked ys with a copy kernel (the slice is a view with an
+// offset, which gpu.memcpy cannot take: gpu-to-llvm lowers identity layouts only).
 // CHECK-LABEL: func.func @main
 // CHECK: scf.for
 // CHECK: func.call @strata_rt_cuda_gemm
 // CHECK: gpu.launch_func @[[K:main_kernel[_0-9]*]]::@main_kernel
-// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<64xf32> to memref<64xf32, strided<[1], offset: ?>>
+// CHECK: %[[YS:.*]] = memref.subview {{.*}} to memref<64xf32, strided<[1], offset: ?>>
+// CHECK: gpu.launch_func {{.*}} args({{.*}}, %[[YS]] : memref<64xf32, strided<[1], offset: ?>>)
+// CHECK-NOT: memref.copy {{.*}} offset
 // CHECK: gpu.launch_func
 // CHECK: }
 // CHECK-NOT: gpu.launch_func
@@ -119,4 +122,40 @@ func.func @main(%i: tensor<i32>, %x: tensor<4096xf32>) -> tensor<4096xf32> {
     strata.yield %c : tensor<4096xf32>
   }
   return %r : tensor<4096xf32>
+}
+
+// -----
+
+// A 1000-step fori_loop of x * 0.99 + 0.01 over f32[1 << 20]: strata-interchange-elementwise-
+// loops makes the loop one elementwise generic running the steps per element, so the host
+// runs ONE grid-stride kernel (no host scf.for, no launch or sync per step); each thread keeps
+// its 4-element chunk in registers for all steps, rounding each op as the CPU does (mul.rn,
+// add.rn: no contraction into fma).
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: scf.for
+// CHECK: gpu.launch_func @[[K:main_kernel[_0-9]*]]::@main_kernel blocks in (%c1024, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK-NOT: gpu.launch_func
+// CHECK-NOT: scf.for
+// CHECK: return
+// CHECK: gpu.binary @[[K]]
+// CHECK-SAME: ld.global.v
+// CHECK-SAME: mul.rn.f32
+// CHECK-SAME: add.rn.f32
+// CHECK-SAME: bra.uni
+// CHECK-SAME: st.global.v4.b32
+// HOST-LABEL: llvm.func @main
+// HOST-NOT: llvm.call @strata_rt_cuda_to_host
+// HOST: gpu.launch_func
+// HOST-NOT: gpu.launch_func
+// HOST: llvm.return
+func.func @main(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %a = arith.constant dense<0.99> : tensor<1048576xf32>
+  %b = arith.constant dense<0.01> : tensor<1048576xf32>
+  %r = strata.scan init(%x) xs() length = 1000, reverse = false : (tensor<1048576xf32>) -> (tensor<1048576xf32>) {
+  ^bb0(%v: tensor<1048576xf32>):
+    %m = strata.mul %v, %a : (tensor<1048576xf32>, tensor<1048576xf32>) -> tensor<1048576xf32>
+    %t = strata.add %m, %b : (tensor<1048576xf32>, tensor<1048576xf32>) -> tensor<1048576xf32>
+    strata.yield %t : tensor<1048576xf32>
+  }
+  return %r : tensor<1048576xf32>
 }

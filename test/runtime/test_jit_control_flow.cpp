@@ -16,8 +16,12 @@ Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
          scale;
 }
 
-/// jit(f)(args...) equals f(args...) leaf by leaf, compiled once and never run op by op.
+/// jit(f)(args...) equals f(args...) leaf by leaf, compiled once and never run op by op; and
+/// the GPU path lowers it for sm_90 down to LLVM IR (host code and kernels) without a device.
 template <class F, class... Args> void expect_jit_matches(F f, const Args &...args) {
+  JitOptions gpu;
+  gpu.chip = "sm_90";
+  EXPECT_NE(jit(f, gpu).lower(args...).as_text("llvm-ir").find("define"), std::string::npos);
   auto jf = jit(f);
   auto got = tree_leaves(jf(args...));
   auto want = tree_leaves(f(args...));
