@@ -11,11 +11,6 @@ using namespace strata::testutil;
 
 namespace {
 
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
-
 /// jit(f)(args...) equals f(args...) leaf by leaf, compiled once and never run op by op; and
 /// the GPU path lowers it for sm_90 down to LLVM IR (host code and kernels) without a device.
 template <class F, class... Args> void expect_jit_matches(F f, const Args &...args) {

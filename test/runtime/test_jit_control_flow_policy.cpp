@@ -9,11 +9,6 @@ using namespace strata::testutil;
 
 namespace {
 
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
-
 lax::LoopGradOptions with(CheckpointPolicy policy, int64_t every = 1) {
   lax::LoopGradOptions o;
   o.checkpoint_every = every;

@@ -19,12 +19,6 @@ namespace strata::testutil {
 
 using ScalarFn = std::function<Array(const Array &)>;
 
-/// A float64 normal sample (drawn in f32, so the values are the same on every platform).
-inline Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
-
 struct Op {
   char tag;
   std::function<ScalarFn(ScalarFn, const Shape &)> apply, oracle;

@@ -14,10 +14,6 @@ using namespace strata::testutil;
 
 namespace {
 
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
 Array f64(double v) { return Array(v); }
 double num(const Array &a) { return a.item<double>(); }
 void expect_close(const Array &got, const Array &want, double tol, const std::string &what) {

@@ -86,10 +86,6 @@ template <class Fn> Counts counting(Fn fn) {
 
 // ---- An RNN over a scan -----------------------------------------------------------------------
 
-Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
-  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
-         scale;
-}
 void expect_close(const Array &got, const Array &want, double tol, const std::string &what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;
   std::vector<double> g = values(got), w = values(want);

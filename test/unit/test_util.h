@@ -195,4 +195,10 @@ inline AdjointSums adjoint_sums(const std::vector<Array> &v, const std::vector<A
   return s;
 }
 
+/// A float64 normal sample, drawn in f32 so the values are the same on every platform.
+inline Array rnd(uint64_t seed, const Shape &shape, double scale = 1.0) {
+  return lax::convert_element_type(random::normal(random::key(seed), shape, float32), float64) *
+         scale;
+}
+
 } // namespace strata::testutil
