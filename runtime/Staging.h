@@ -7,6 +7,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include "runtime/ForeignTracer.h"
+
 #include "strata/primitive.h"
 #include "strata/transforms.h"
 
@@ -34,12 +36,6 @@ struct StagedFunction {
   std::vector<StagedOutput> outputs;
 };
 
-/// Thrown when the function uses a tracer of a transform outside the staging (a value closed
-/// over from an enclosing grad or vmap): such a function cannot be compiled on its own, and jit
-/// runs it op by op instead.
-struct ForeignTracer {
-  std::string origin;
-};
 
 /// Traces `f` on abstract inputs into a fresh module in `ctx`. Strata errors from `f` (shape
 /// mismatches, concretization of a traced value) propagate as strata::Error.

@@ -433,3 +433,12 @@ def test_jit_scan_cond_and_grad():
     c = strata.jit(lambda p, v: lax.cond(p, lambda u: u + 1.0, lambda u: u * 3.0, v))
     close(c(True, np.ones(2)), np.full(2, 2.0))
     close(c(False, np.ones(2)), np.full(2, 3.0))
+
+
+def test_jit_of_grad_through_while_loop_runs_op_by_op():
+    # The trip count is data-dependent: jit cannot compile the reverse pass alone, so it runs the
+    # function op by op (an inline call) and still gives the analytic derivative 1/(2 sqrt(a)).
+    before = strata.jit_cache_stats()["inline_calls"]
+    g = strata.jit(strata.grad(newton_sqrt))
+    close(g(jnp.float64(2.0)), 0.5 / np.sqrt(2.0), rtol=1e-10)
+    assert strata.jit_cache_stats()["inline_calls"] > before

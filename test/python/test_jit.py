@@ -121,3 +121,11 @@ def test_large_loop_runs_in_parallel_from_python():
     x = np.linspace(-2, 2, 600_000).astype(np.float32)
     got = strata.jit(lambda x: jnp.tanh(x * 1.5 + 0.5) * jnp.exp(-x) - 0.25)(x)
     close(got, np.tanh(x * 1.5 + 0.5) * np.exp(-x) - 0.25, rtol=1e-5, atol=1e-5)
+
+
+def test_jit_closing_over_an_outer_grad_tracer_runs_op_by_op():
+    # The jitted lambda uses x, a tracer of the enclosing grad: it cannot be compiled alone, and
+    # the signal crosses the Python frames of the lambda back to jit (not a crash).
+    def outer(x):
+        return strata.jit(lambda y: x * y * y)(jnp.float32(2.0))
+    np.testing.assert_allclose(float(strata.grad(outer)(jnp.float32(3.0))), 4.0)
