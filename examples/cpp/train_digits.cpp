@@ -104,12 +104,12 @@ int main(int argc, char **argv) {
     m.push_back(zeros_like(w));
     v.push_back(zeros_like(w));
   }
-  auto step = jit(train_step, JitOptions{{}, "train_step"});
+  auto step = jit(train_step, JitOptions{.name = "train_step"});
   auto accuracy = jit(
       [](const Weights &p, const Array &x, const Array &y) {
         return mean((argmax(logits(p, x), -1) == y).astype(float32));
       },
-      JitOptions{{}, "accuracy"});
+      JitOptions{.name = "accuracy"});
 
   Array t = zeros({}, float32);
   for (int epoch = 0; epoch < epochs; ++epoch) {

@@ -46,7 +46,9 @@ void expect_same(const Array &got, const Array &want, const std::string &what, b
 }
 
 std::vector<Array> run_jitted(const FlatFn &fn, const std::vector<Array> &in) {
-  JitFunction jf(JitOptions{{}, "row"});
+  JitOptions options;
+  options.name = "row";
+  JitFunction jf(options);
   TraceFn trace = [&](const std::vector<Array> &x, std::shared_ptr<void> &) { return fn(x); };
   std::vector<Array> out = jf.call(trace, in, "").first;
   EXPECT_EQ(jf.stats().misses, 1);

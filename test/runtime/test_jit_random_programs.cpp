@@ -68,7 +68,7 @@ Outcome check(const fuzz::Program &p) {
   }
   std::vector<Array> got;
   try {
-    JitFunction jf(JitOptions{{}, "fuzz" + std::to_string(p.seed)});
+    JitFunction jf(JitOptions{.name = "fuzz" + std::to_string(p.seed)});
     TraceFn trace = [&p](const std::vector<Array> &x, std::shared_ptr<void> &) { return p.run(x); };
     got = jf.call(trace, p.inputs, "").first;
   } catch (const std::exception &e) {
@@ -155,7 +155,7 @@ TEST(JitRandomPrograms, MatchEagerForABoundedTime) {
 
 void expect_jit_matches_eager(const FlatFn &f, const std::vector<Array> &in) {
   std::vector<Array> want = f(in);
-  JitFunction jf(JitOptions{{}, "regression"});
+  JitFunction jf(JitOptions{.name = "regression"});
   TraceFn trace = [&f](const std::vector<Array> &x, std::shared_ptr<void> &) { return f(x); };
   std::vector<Array> got = jf.call(trace, in, "").first;
   Outcome o = compare(got, want);
