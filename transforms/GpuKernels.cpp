@@ -500,16 +500,23 @@ int64_t maxElementBytes(linalg::GenericOp op) {
   return bytes;
 }
 
-/// One element (or `width` lanes) of an all-parallel op at loop indices `loops`: loads, body,
-/// stores.
-void emitElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> operands,
-                  ArrayRef<Value> loops, unsigned inner, int64_t width) {
+/// The values `op` yields for one chunk of `width` elements at `loops`, per output and lane:
+/// operands loaded (an output the body does not read is not), or taken from `cached` (lanes
+/// already in registers, null when not), the body cloned per lane.
+SmallVector<SmallVector<Value>>
+computeElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> operands,
+                ArrayRef<Value> loops, unsigned inner, int64_t width,
+                function_ref<const SmallVector<Value> *(Value)> cached = nullptr) {
   Block *body = op.getBlock();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<SmallVector<Value>> lanes;
   for (auto [i, v] : llvm::enumerate(operands)) {
     if (i >= static_cast<size_t>(op.getNumDpsInputs()) && body->getArgument(i).use_empty()) {
       lanes.push_back(SmallVector<Value>(width, Value()));
+      continue;
+    }
+    if (const SmallVector<Value> *regs = cached ? cached(v) : nullptr) {
+      lanes.push_back(*regs);
       continue;
     }
     lanes.push_back(kb.load(v, maps[i], loops, inner, width));
@@ -521,6 +528,16 @@ void emitElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> opera
     for (auto [k, y] : llvm::enumerate(yield.getValues()))
       results[k].push_back(map.lookupOrDefault(y));
   }
+  return results;
+}
+
+/// One element (or `width` lanes) of an all-parallel op at loop indices `loops`: loads, body,
+/// stores.
+void emitElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> operands,
+                  ArrayRef<Value> loops, unsigned inner, int64_t width) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<SmallVector<Value>> results =
+      computeElements(kb, op, operands, loops, inner, width);
   for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
     unsigned i = op.getNumDpsInputs() + k;
     kb.store(results[k], operands[i], maps[i], loops, inner);
@@ -685,28 +702,15 @@ void emitElementwiseChain(OpBuilder &b, ArrayRef<linalg::GenericOp> ops, int64_t
     SmallVector<Value> loops = kb.delinearize(base, extents);
     llvm::DenseMap<Value, SmallVector<Value>> regs;
     for (linalg::GenericOp op : ops) {
-      Block *body = op.getBlock();
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      SmallVector<SmallVector<Value>> lanes;
-      for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-        if (i >= static_cast<size_t>(op.getNumDpsInputs()) && body->getArgument(i).use_empty()) {
-          lanes.push_back(SmallVector<Value>(width, Value()));
-          continue;
-        }
-        if (isa<MemRefType>(v.getType()))
-          if (auto it = regs.find(rootOf(v)); it != regs.end()) {
-            lanes.push_back(it->second);
-            continue;
-          }
-        lanes.push_back(kb.load(v, maps[i], loops, inner, width));
-      }
-      auto yield = cast<linalg::YieldOp>(body->getTerminator());
-      SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
-      for (int64_t l = 0; l < width; ++l) {
-        IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, l, {});
-        for (auto [k, y] : llvm::enumerate(yield.getValues()))
-          results[k].push_back(map.lookupOrDefault(y));
-      }
+      SmallVector<Value> operands(op->getOperands());
+      SmallVector<SmallVector<Value>> results = computeElements(
+          kb, op, operands, loops, inner, width, [&](Value v) -> const SmallVector<Value> * {
+            if (!isa<MemRefType>(v.getType()))
+              return nullptr;
+            auto it = regs.find(rootOf(v));
+            return it == regs.end() ? nullptr : &it->second;
+          });
       for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
         Value out = op.getDpsInits()[k], root = rootOf(out);
         regs[root] = results[k];
