@@ -228,6 +228,18 @@ bool same_type(const AbstractValue &a, const AbstractValue &b) {
   return a.shape == b.shape && a.dtype == b.dtype;
 }
 
+/// A loop body's outputs against its carries: one output per carry (more with
+/// `extra_outputs`: a scan's ys follow), each of the carry's shape and dtype.
+void check_carries(const std::string &op, const std::vector<AbstractValue> &out,
+                   std::span<const AbstractValue> carries, bool extra_outputs) {
+  if (extra_outputs ? out.size() < carries.size() : out.size() != carries.size())
+    fail(op, "body returns ", out.size(), " values for ", carries.size(), " carries");
+  for (size_t i = 0; i < carries.size(); ++i)
+    if (!same_type(out[i], carries[i]))
+      fail(op, "body returns ", type_of(out[i]), " for carry ", i, ", expected ",
+           type_of(carries[i]));
+}
+
 template <class T> std::vector<T> cat(std::vector<T> a, const std::vector<T> &b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -290,12 +302,7 @@ std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, cons
   if (p.size() != 1 || p[0].dtype != DType::Bool || !p[0].shape.empty())
     fail_kind(ErrorKind::Type, op, "cond_fun must return one boolean scalar, got ",
               p.size() == 1 ? type_of(p[0]) : std::to_string(p.size()) + " values");
-  std::vector<AbstractValue> out = trace_sub(op, body, in, captures);
-  if (out.size() != in.size())
-    fail(op, "body returns ", out.size(), " values for ", in.size(), " carries");
-  for (size_t i = 0; i < in.size(); ++i)
-    if (!same_type(out[i], in[i]))
-      fail(op, "body returns ", type_of(out[i]), " for carry ", i, ", expected ", type_of(in[i]));
+  check_carries(op, trace_sub(op, body, in, captures), in, /*extra_outputs=*/false);
   ControlFlow cf;
   cf.kind = ControlFlow::Kind::While;
   cf.name = op;
@@ -342,11 +349,8 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
   }
   Captures captures;
   std::vector<AbstractValue> out = trace_sub(op, f, in, captures);
-  if (out.size() < init.size())
-    fail(op, "body returns ", out.size(), " values for ", init.size(), " carries");
-  for (size_t i = 0; i < init.size(); ++i)
-    if (!same_type(out[i], in[i]))
-      fail(op, "body returns ", type_of(out[i]), " for carry ", i, ", expected ", type_of(in[i]));
+  check_carries(op, out, std::span<const AbstractValue>(in).first(init.size()),
+                /*extra_outputs=*/true);
   ControlFlow cf;
   cf.kind = ControlFlow::Kind::Scan;
   cf.name = op;
