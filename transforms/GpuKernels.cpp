@@ -351,6 +351,24 @@ struct KernelBuilder {
     return map;
   }
 
+  /// The loop over the rows of a row kernel launched with `l`: each block holds
+  /// `l.rowsPerBlock` teams of `l.threadsPerRow` threads, a team takes one row per iteration
+  /// (grid-stride over rows). Returns the thread's lane in its team and the loop.
+  std::pair<Value, scf::ForOp> rowLoop(gpu::LaunchOp launch, const lc::RowLaunch &l,
+                                       int64_t numRows) {
+    Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
+    Value lane = tid, team = idx(0);
+    if (l.rowsPerBlock > 1) {
+      lane = arith::RemUIOp::create(b, loc, tid, idx(l.threadsPerRow));
+      team = arith::DivUIOp::create(b, loc, tid, idx(l.threadsPerRow));
+    }
+    Value firstRow =
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, idx(l.rowsPerBlock)), team);
+    auto loop =
+        scf::ForOp::create(b, loc, firstRow, idx(numRows), idx(l.blocks * l.rowsPerBlock));
+    return {lane, loop};
+  }
+
   /// cloneBody for lane `lane` of `width`: each operand's value for that lane from `lanes`
   /// (then `trailing` null arguments, for outputs the body does not read), the loop indices
   /// shifted to the lane.
@@ -1029,16 +1047,7 @@ void emitArgReduction(OpBuilder &b, linalg::GenericOp op, int64_t blockSize, int
             workgroupType(b.getContext(), l.threadsPerRow / lc::kWarpSize, iType)};
   createLaunch(
       b, loc, l.blocks, l.blockThreads, smem, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-        Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-        Value lane = tid, team = kb.idx(0);
-        if (l.rowsPerBlock > 1) {
-          lane = arith::RemUIOp::create(b, loc, tid, kb.idx(l.threadsPerRow));
-          team = arith::DivUIOp::create(b, loc, tid, kb.idx(l.threadsPerRow));
-        }
-        Value firstRow = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(l.rowsPerBlock)), team);
-        auto rowLoop = scf::ForOp::create(b, loc, firstRow, kb.idx(numRows),
-                                          kb.idx(l.blocks * l.rowsPerBlock));
+        auto [lane, rowLoop] = kb.rowLoop(launch, l, numRows);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(rowLoop.getBody());
         SmallVector<Value> loops = kb.delinearize(rowLoop.getInductionVar(), rows);
@@ -1244,16 +1253,7 @@ void emitRowGroup(OpBuilder &b, RowGroup &group, int64_t blockSize, int64_t maxB
 
   createLaunch(
       b, loc, l.blocks, l.blockThreads, smemTypes, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-        Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-        Value lane = tid, team = kb.idx(0);
-        if (l.rowsPerBlock > 1) {
-          lane = arith::RemUIOp::create(b, loc, tid, kb.idx(l.threadsPerRow));
-          team = arith::DivUIOp::create(b, loc, tid, kb.idx(l.threadsPerRow));
-        }
-        Value firstRow = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(l.rowsPerBlock)), team);
-        auto rowLoop = scf::ForOp::create(b, loc, firstRow, kb.idx(space.numRows()),
-                                          kb.idx(l.blocks * l.rowsPerBlock));
+        auto [lane, rowLoop] = kb.rowLoop(launch, l, space.numRows());
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(rowLoop.getBody());
         SmallVector<Value> rowIdx = kb.delinearize(rowLoop.getInductionVar(), space.rows);
