@@ -6,7 +6,6 @@ is in bench_jit.cpp.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_control_flow.py [filter]
 """
-import json
 import os
 import sys
 
@@ -17,13 +16,7 @@ os.environ.pop("STRATA_CACHE_DIR", None)  # cold compiles: no persistent cache
 import strata  # noqa: E402
 import strata.numpy as jnp  # noqa: E402
 from strata import lax  # noqa: E402
-
-
-def record(name, unit, strata_value, peer, peer_value, better, **extra):
-    rec = {"name": name, "unit": unit, "strata": strata_value, "peer": peer,
-           "peer_value": peer_value, "ratio": strata_value / peer_value, "better": better}
-    rec.update(extra)
-    print(json.dumps(rec), flush=True)
+from timing import record, run_benches  # noqa: E402
 
 
 def rnn_loss(params, xs, ys):
@@ -78,12 +71,5 @@ def bench_scan_rnn_compile():
 BENCHES = [("python_jit_compile_grad_scan_rnn", bench_scan_rnn_compile)]
 
 
-def main():
-    flt = sys.argv[1] if len(sys.argv) > 1 else ""
-    for name, fn in BENCHES:
-        if not flt or flt in name:
-            fn()
-
-
 if __name__ == "__main__":
-    main()
+    run_benches(BENCHES)

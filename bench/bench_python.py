@@ -5,7 +5,6 @@ peer measured in the same run.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_python.py [filter]
 """
-import json
 import os
 import sys
 import time
@@ -16,15 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
 
 import strata  # noqa: E402
-from timing import time_per_call  # noqa: E402
+from timing import record, run_benches, time_per_call  # noqa: E402
 import strata.numpy as jnp  # noqa: E402
-
-
-def record(name, unit, strata_value, peer, peer_value, better, **extra):
-    rec = {"name": name, "unit": unit, "strata": strata_value, "peer": peer,
-           "peer_value": peer_value, "ratio": strata_value / peer_value, "better": better}
-    rec.update(extra)
-    print(json.dumps(rec), flush=True)
 
 
 def bench_jit_cache_hit():
@@ -104,12 +96,5 @@ BENCHES = [("python_jit_cache_hit_call", bench_jit_cache_hit),
            ("python_digits_mlp_epoch", bench_digits_mlp)]
 
 
-def main():
-    flt = sys.argv[1] if len(sys.argv) > 1 else ""
-    for name, fn in BENCHES:
-        if not flt or flt in name:
-            fn()
-
-
 if __name__ == "__main__":
-    main()
+    run_benches(BENCHES)
