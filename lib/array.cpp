@@ -217,7 +217,7 @@ DType Array::dtype() const { return checked(impl_).dtype; }
 bool Array::weak_type() const { return checked(impl_).weak_type; }
 Device Array::device() const {
   const Impl &i = checked(impl_);
-  return i.buffer ? i.buffer->device() : i.device;
+  return i.buffer ? i.buffer->device() : cpu_device();
 }
 int64_t Array::size() const { return num_elements(shape()); }
 int64_t Array::nbytes() const { return size() * static_cast<int64_t>(itemsize(dtype())); }

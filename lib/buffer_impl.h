@@ -31,8 +31,7 @@ struct Array::Impl {
   Shape shape;
   DType dtype;
   bool weak_type = false;
-  Device device;
-  std::shared_ptr<Buffer> buffer; // concrete arrays
+  std::shared_ptr<Buffer> buffer; // concrete arrays (their device is the buffer's)
   std::shared_ptr<Tracer> tracer; // values of a trace level
 };
 

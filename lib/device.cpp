@@ -123,7 +123,6 @@ Array empty_on(const Shape &shape, DType dtype, Device device, bool weak_type) {
   impl->shape = shape;
   impl->dtype = dtype;
   impl->weak_type = weak_type;
-  impl->device = device;
   impl->buffer =
       std::make_shared<Buffer>(static_cast<size_t>(num_elements(shape)) * itemsize(dtype), device);
   return Array(std::move(impl));
