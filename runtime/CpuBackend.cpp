@@ -12,6 +12,7 @@
 #include "transforms/Passes.h"
 
 #include <array>
+#include <numeric>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -224,12 +225,16 @@ void add_init_fini(llvm::Module &m) {
         }
       g->eraseFromParent();
     }
-    std::stable_sort(calls.begin(), calls.end(),
-                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    // By priority; equal priorities keep their order (the list's order, by the index).
+    std::vector<size_t> order(calls.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::pair(calls[a].first, a) < std::pair(calls[b].first, b);
+    });
     auto *fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-    for (const auto &[priority, f] : calls)
-      b.CreateCall(f);
+    for (size_t i : order)
+      b.CreateCall(calls[i].second);
     b.CreateRetVoid();
   }
 }
@@ -337,9 +342,30 @@ void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object)
     ++g_disk_writes;
 }
 
-std::string disk_cache_key_path(const std::string &ir, const std::string &target) {
-  std::string dir = disk_cache_dir();
-  return dir.empty() ? "" : disk_cache_path(dir, target + "\n" + ir);
+std::unique_ptr<llvm::MemoryBuffer>
+compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+                const std::string &target, const std::string &name, StageTexts *stages,
+                const std::string &stop_after) {
+  // The staged text is printed only for a reader (stages) or the persistent cache's key.
+  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
+  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
+  if (stages)
+    stages->emplace_back("strata", staged_text);
+  if (stop_after == "strata")
+    return nullptr;
+  // The CPU's key is the IR alone (the fingerprint names its pipeline); others add the target.
+  std::string cache_path =
+      cache_dir.empty()
+          ? ""
+          : disk_cache_path(cache_dir, target.empty() ? staged_text : target + "\n" + staged_text);
+  if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))
+    return object;
+  if (run_stages(module, list, name, stages, stop_after))
+    return nullptr;
+  std::unique_ptr<llvm::MemoryBuffer> object = compile_object(module, name, stages, stop_after);
+  if (object)
+    write_disk_cache(cache_path, *object);
+  return object;
 }
 
 std::unique_ptr<llvm::orc::LLJIT>
@@ -400,25 +426,10 @@ void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))() {
 std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
                                                       const std::string &name, StageTexts *stages,
                                                       const std::string &stop_after) {
-  mlir::ModuleOp module = *staged.module;
-  // The staged text is printed only for a reader (stages) or the persistent cache's key.
-  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
-  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
-  if (stages)
-    stages->emplace_back("strata", staged_text);
-  if (stop_after == "strata")
+  std::unique_ptr<llvm::MemoryBuffer> object = detail::compile_or_load(
+      *staged.module, mlir::strata::cpuLoweringStages(), "", name, stages, stop_after);
+  if (!object)
     return nullptr;
-
-  std::string cache_path = cache_dir.empty() ? "" : disk_cache_path(cache_dir, staged_text);
-  std::unique_ptr<llvm::MemoryBuffer> object = detail::read_disk_cache(cache_path);
-  if (!object) {
-    if (detail::run_stages(module, mlir::strata::cpuLoweringStages(), name, stages, stop_after))
-      return nullptr;
-    object = detail::compile_object(module, name, stages, stop_after);
-    if (!object)
-      return nullptr;
-    detail::write_disk_cache(cache_path, *object);
-  }
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
   exe->jit_ = detail::load_object(std::move(object),
                                   {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},

@@ -37,13 +37,6 @@ std::vector<std::pair<std::string, std::string>> gpu_stages(const GpuTarget &t) 
   stages.emplace_back("host", mlir::strata::gpuHostPipeline());
   return stages;
 }
-
-std::string print(mlir::Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
-  return text;
-}
 } // namespace
 
 namespace {
@@ -97,27 +90,10 @@ std::unique_ptr<GpuExecutable> GpuExecutable::compile(StagedFunction staged,
                                                       const std::string &name,
                                                       const GpuTarget &target, StageTexts *stages,
                                                       const std::string &stop_after) {
-  mlir::ModuleOp module = *staged.module;
-  std::string target_key = "gpu " + target.str();
-  std::string cache_path;
-  std::string staged_text;
-  if (stages || stop_after.empty())
-    staged_text = print(module);
-  if (stages)
-    stages->emplace_back("strata", staged_text);
-  if (stop_after == "strata")
+  std::unique_ptr<llvm::MemoryBuffer> object = detail::compile_or_load(
+      *staged.module, gpu_stages(target), "gpu " + target.str(), name, stages, stop_after);
+  if (!object)
     return nullptr;
-  if (stop_after.empty())
-    cache_path = detail::disk_cache_key_path(staged_text, target_key);
-  std::unique_ptr<llvm::MemoryBuffer> object = detail::read_disk_cache(cache_path);
-  if (!object) {
-    if (detail::run_stages(module, gpu_stages(target), name, stages, stop_after))
-      return nullptr;
-    object = detail::compile_object(module, name, stages, stop_after);
-    if (!object)
-      return nullptr;
-    detail::write_disk_cache(cache_path, *object);
-  }
   auto exe = std::unique_ptr<GpuExecutable>(new GpuExecutable());
   exe->jit_ = detail::load_object(std::move(object), gpu_runtime_symbols());
   exe->entry_ = detail::lookup_entry(*exe->jit_);

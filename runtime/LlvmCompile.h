@@ -28,10 +28,14 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
                                                    StageTexts *stages,
                                                    const std::string &stop_after);
 
-/// The persistent cache's file for staged IR `ir` compiled for `target` ("" when it is off).
-std::string disk_cache_key_path(const std::string &ir, const std::string &target);
-std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path);
-void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object);
+/// The object code of `module` (consumed) for `target` ("" for the host CPU): from the
+/// persistent cache (STRATA_CACHE_DIR, keyed by the staged IR and the target), else through the
+/// stages of `list` and compile_object, then cached. Records the "strata" text and each stage's
+/// in `stages`; null when it stopped after the stage named `stop_after`.
+std::unique_ptr<llvm::MemoryBuffer>
+compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+                const std::string &target, const std::string &name, StageTexts *stages,
+                const std::string &stop_after);
 
 /// A JIT holding `object`, resolving the process's symbols, libomp and `runtime_symbols`.
 std::unique_ptr<llvm::orc::LLJIT>
