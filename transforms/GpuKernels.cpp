@@ -362,8 +362,8 @@ struct KernelBuilder {
       lane = arith::RemUIOp::create(b, loc, tid, idx(l.threadsPerRow));
       team = arith::DivUIOp::create(b, loc, tid, idx(l.threadsPerRow));
     }
-    Value firstRow =
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, idx(l.rowsPerBlock)), team);
+    Value first = arith::MulIOp::create(b, loc, bid, idx(l.rowsPerBlock));
+    Value firstRow = arith::AddIOp::create(b, loc, first, team);
     auto loop =
         scf::ForOp::create(b, loc, firstRow, idx(numRows), idx(l.blocks * l.rowsPerBlock));
     return {lane, loop};
