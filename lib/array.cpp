@@ -33,11 +33,6 @@ void note_alloc(int64_t n) {
 }
 } // namespace
 
-Buffer::Buffer(size_t nbytes) : nbytes_(nbytes) {
-  data_ = host_alloc(nbytes);
-  note_alloc(static_cast<int64_t>(nbytes));
-}
-
 Buffer::Buffer(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   if (device.kind == Device::Kind::CPU) {
     data_ = host_alloc(nbytes);
@@ -138,16 +133,21 @@ f16_t to_f16(float f) {
 }
 
 // ---- Array --------------------------------------------------------------------------------------
-Array Array::empty(const Shape &shape, DType dtype, bool weak_type) {
+Array empty_on(const Shape &shape, DType dtype, Device device, bool weak_type) {
   for (int64_t d : shape)
     if (d < 0)
       fail("array", "negative dimension in shape ", shape_str(shape));
-  auto impl = std::make_shared<Impl>();
+  auto impl = std::make_shared<Array::Impl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->weak_type = weak_type;
-  impl->buffer = std::make_shared<Buffer>(static_cast<size_t>(num_elements(shape)) * itemsize(dtype));
+  impl->buffer =
+      std::make_shared<Buffer>(static_cast<size_t>(num_elements(shape)) * itemsize(dtype), device);
   return Array(std::move(impl));
+}
+
+Array Array::empty(const Shape &shape, DType dtype, bool weak_type) {
+  return empty_on(shape, dtype, cpu_device(), weak_type);
 }
 
 void Array::check_count(int64_t count, const Shape &shape) {

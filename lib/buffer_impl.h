@@ -10,9 +10,8 @@ namespace strata {
 
 class Buffer {
 public:
-  explicit Buffer(size_t nbytes);
   /// Memory on `device` (host memory for cpu:0); throws when no backend has that device.
-  Buffer(size_t nbytes, Device device);
+  explicit Buffer(size_t nbytes, Device device = cpu_device());
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;

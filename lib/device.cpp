@@ -113,21 +113,6 @@ std::vector<Array> device_eval(const Primitive &prim, const std::vector<Array> &
   return fn(prim, inputs, params);
 }
 
-Array empty_on(const Shape &shape, DType dtype, Device device, bool weak_type) {
-  if (device.kind == Device::Kind::CPU)
-    return Array::empty(shape, dtype, weak_type);
-  for (int64_t d : shape)
-    if (d < 0)
-      fail("array", "negative dimension in shape ", shape_str(shape));
-  auto impl = std::make_shared<Array::Impl>();
-  impl->shape = shape;
-  impl->dtype = dtype;
-  impl->weak_type = weak_type;
-  impl->buffer =
-      std::make_shared<Buffer>(static_cast<size_t>(num_elements(shape)) * itemsize(dtype), device);
-  return Array(std::move(impl));
-}
-
 Array device_put(const Array &x, Device device) {
   if (!x.is_concrete())
     return x; // placement is not data: a traced value passes through
