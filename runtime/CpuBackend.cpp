@@ -45,7 +45,9 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "blas_impl.h"
+#include "buffer_impl.h"
 #include <omp.h>
+#include "strata/device.h"
 #include "strata/error.h"
 
 namespace strata::rt {
@@ -439,31 +441,43 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
   return exe;
 }
 
-std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
-  size_t n_args = inputs.size() + constants_.size() + results_.size();
-  size_t words = descriptor_words();
+std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<Array> &inputs,
+                                      const std::vector<Array> &constants, Device device) const {
+  size_t n_args = inputs.size() + constants.size() + results_.size();
+  size_t words = 0;
+  for (const AbstractValue &a : inputs_)
+    words += 3 + 2 * a.shape.size();
+  for (const Array &c : constants)
+    words += 3 + 2 * c.shape().size();
+  for (const AbstractValue &a : results_)
+    words += 3 + 2 * a.shape.size();
   // Small signatures live on the stack: this is the cache-hit path.
   llvm::SmallVector<int64_t, 64> desc(words);
   llvm::SmallVector<void *, 16> ptrs(n_args), args(n_args);
   std::vector<Array> results;
   results.reserve(results_.size());
   size_t at = 0, k = 0;
-  auto add = [&](const void *data, const Shape &shape) {
-    detail::fill_descriptor(desc.data() + at, const_cast<void *>(data), shape);
+  auto add = [&](const Array &x) {
+    detail::fill_descriptor(desc.data() + at, x.buffer()->data(), x.shape());
     ptrs[k] = desc.data() + at;
     args[k] = &ptrs[k];
-    at += 3 + 2 * shape.size();
+    at += 3 + 2 * x.shape().size();
     ++k;
   };
   for (const Array &x : inputs)
-    add(x.data(), x.shape());
-  for (const Array &c : constants_)
-    add(c.data(), c.shape());
+    add(x);
+  for (const Array &c : constants)
+    add(c);
   for (const AbstractValue &a : results_) {
-    results.push_back(Array::empty(a.shape, a.dtype, a.weak_type));
-    add(results.back().mutable_data(), a.shape);
+    results.push_back(empty_on(a.shape, a.dtype, device, a.weak_type));
+    add(results.back());
   }
-  entry_(args.data());
+  entry(args.data());
+  return results;
+}
+
+std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
+  std::vector<Array> results = invoke(entry_, inputs, constants_, cpu_device());
   return detail::assemble_outputs(outputs_, results, inputs);
 }
 

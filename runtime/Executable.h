@@ -27,19 +27,11 @@ protected:
     results_ = std::move(staged.results);
     outputs_ = std::move(staged.outputs);
   }
-  /// 8-byte words of the memref descriptors of every argument of @main (inputs, constants,
-  /// results): {allocated, aligned, offset, sizes[r], strides[r]} each.
-  size_t descriptor_words() const {
-    size_t words = 0;
-    auto count = [&](const Shape &s) { words += 3 + 2 * s.size(); };
-    for (const AbstractValue &a : inputs_)
-      count(a.shape);
-    for (const Array &c : constants_)
-      count(c.shape());
-    for (const AbstractValue &a : results_)
-      count(a.shape);
-    return words;
-  }
+  /// Calls `entry` (the packed `strata_entry`) on memref descriptors of `inputs` and
+  /// `constants` (concrete arrays already on `device`) and of fresh results allocated on
+  /// `device`; returns the results.
+  std::vector<Array> invoke(void (*entry)(void **), const std::vector<Array> &inputs,
+                            const std::vector<Array> &constants, Device device) const;
 
   std::vector<AbstractValue> inputs_;
   std::vector<Array> constants_;

@@ -11,7 +11,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/IR/BuiltinOps.h"
 
-#include "buffer_impl.h"
 #include "strata/device.h"
 #include "strata/error.h"
 
@@ -119,32 +118,11 @@ std::vector<Array> GpuExecutable::run(const std::vector<Array> &inputs) const {
     for (const Array &c : constants_)
       device_constants_.push_back(device_put(c, device));
   });
-  size_t words = descriptor_words();
-  size_t n_args = inputs.size() + constants_.size() + results_.size();
-  std::vector<int64_t> desc(words);
-  std::vector<void *> ptrs(n_args), args(n_args);
-  std::vector<Array> placed, results;
+  std::vector<Array> placed;
   placed.reserve(inputs.size());
-  results.reserve(results_.size());
-  size_t at = 0, k = 0;
-  auto add = [&](const Array &x) {
-    detail::fill_descriptor(desc.data() + at, x.buffer()->data(), x.shape());
-    ptrs[k] = desc.data() + at;
-    args[k] = &ptrs[k];
-    at += 3 + 2 * x.shape().size();
-    ++k;
-  };
-  for (const Array &x : inputs) {
+  for (const Array &x : inputs)
     placed.push_back(x.device() == device ? x : device_put(x, device));
-    add(placed.back());
-  }
-  for (const Array &c : device_constants_)
-    add(c);
-  for (const AbstractValue &a : results_) {
-    results.push_back(empty_on(a.shape, a.dtype, device, a.weak_type));
-    add(results.back());
-  }
-  entry_(args.data());
+  std::vector<Array> results = invoke(entry_, placed, device_constants_, device);
   rethrow_runtime_errors();
   std::vector<Array> outs = detail::assemble_outputs(outputs_, results, placed);
   // A returned constant is a host array: every output lives where the function ran.
