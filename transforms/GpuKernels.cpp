@@ -351,6 +351,13 @@ struct KernelBuilder {
     return map;
   }
 
+  /// The thread's index in the whole grid of 1-D blocks of `threads` threads.
+  Value globalId(gpu::LaunchOp launch, int64_t threads) {
+    Value bid = launch.getBlockIds().x;
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, idx(threads)),
+                                 launch.getThreadIds().x);
+  }
+
   /// The loop over the rows of a row kernel launched with `l`: each block holds
   /// `l.rowsPerBlock` teams of `l.threadsPerRow` threads, a team takes one row per iteration
   /// (grid-stride over rows). Returns the thread's lane in its team and the loop.
@@ -635,9 +642,7 @@ void emitElementwise(OpBuilder &b, linalg::GenericOp op, int64_t blockSize, int6
     target = flatOp;
   }
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-    Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-    Value gid =
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(threads)), tid);
+    Value gid = kb.globalId(launch, threads);
     if (chunks > 0) {
       auto loop = scf::ForOp::create(b, loc, gid, kb.idx(chunks), kb.idx(blocks * threads));
       OpBuilder::InsertionGuard guard(b);
@@ -708,9 +713,7 @@ void emitElementwiseChain(OpBuilder &b, ArrayRef<linalg::GenericOp> ops, int64_t
   int64_t threads = lc::elementwiseThreads(chunks, blockSize);
   int64_t blocks = lc::gridBlocks(chunks, threads, maxBlocks);
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-    Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-    Value gid =
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(threads)), tid);
+    Value gid = kb.globalId(launch, threads);
     auto loop = scf::ForOp::create(b, loc, gid, kb.idx(chunks), kb.idx(blocks * threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -826,8 +829,7 @@ void emitFullReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue, int6
   createLaunch(
       b, loc, l.blocks, l.blockThreads, smemTypes, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
         Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-        Value gid = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(l.blockThreads)), tid);
+        Value gid = kb.globalId(launch, l.blockThreads);
         SmallVector<Value> init;
         for (Operation *c : combiners)
           init.push_back(kb.neutral(c));
@@ -944,9 +946,7 @@ void emitPerOutputReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue,
   int64_t blocks = lc::gridBlocks(outputs, threads, maxBlocks);
   Block *body = op.getBlock();
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-    Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-    Value gid =
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, kb.idx(threads)), tid);
+    Value gid = kb.globalId(launch, threads);
     auto outer = scf::ForOp::create(b, loc, gid, kb.idx(outputs), kb.idx(blocks * threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(outer.getBody());
