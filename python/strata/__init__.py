@@ -4,6 +4,7 @@ with JAX's public names: port JAX code by changing `jax` to `strata` in its impo
 import numpy as _np
 
 from strata import _core
+from strata._config import config  # noqa: F401  (first: the modules below declare options)
 from strata import _dtypes  # noqa: F401  (registers bfloat16 with the core)
 from strata._core import Array
 from strata import numpy, nn, random, lax, tree_util, dlpack  # noqa: F401
