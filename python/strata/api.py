@@ -3,6 +3,7 @@ its arguments with strata.tree_util and dispatches into the C++ flat core (strat
 trace stack is the C++ one: no second implementation lives here."""
 
 import functools
+import inspect
 
 from strata import _core
 from strata import numpy as jnp
@@ -406,8 +407,44 @@ def stop_gradient(x):
 
 # ---- jit --------------------------------------------------------------------------------------
 
-def _static_repr(v):
-    return f"{type(v).__module__}.{type(v).__qualname__}:{v!r}"
+def _static_key(v, where):
+    """v as a cache key part: compared by type, hash and == (as JAX's static arguments); an
+    unhashable value raises ValueError naming the argument."""
+    try:
+        hash(v)
+    except TypeError as e:
+        raise ValueError(
+            f"[jit] static argument {where} of type {type(v).__module__}.{type(v).__qualname__} "
+            f"is not hashable ({e}); static arguments are compared by hash and ==, so pass a "
+            "hashable value (a tuple instead of a list or array)") from None
+    return (type(v), v)
+
+
+def _resolve_static(fun, static_argnums, static_argnames):
+    """(static positions, static names) with each completed from the other through fun's
+    signature, as JAX does: a parameter named in one may be passed either way."""
+    nums = () if static_argnums is None else _argnums_tuple(static_argnums)
+    names = () if static_argnames is None else \
+        ((static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    n = len(positional)
+    named = set(names)
+    for i in nums:
+        if -n <= i < n and positional[i].kind == positional[i].POSITIONAL_OR_KEYWORD:
+            named.add(positional[i].name)
+    by_name = {p.name: k for k, p in enumerate(positional)}
+    pos = set(nums)
+    for name in names:
+        if name in by_name:
+            pos.add(by_name[name])
+    if not has_varargs:  # negative positions are relative to the signature
+        pos = {i + n if i < 0 else i for i in pos}
+    return tuple(sorted(pos)), tuple(sorted(named))
 
 
 class Lowered:
@@ -425,24 +462,33 @@ class Lowered:
 
 
 class _Jitted:
-    def __init__(self, fun, static_argnums, static_argnames):
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums=None,
+                 donate_argnames=None):
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._static_argnums = _argnums_tuple(static_argnums or ())
-        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
-            else tuple(static_argnames or ())
+        self._static_argnums, self._static_argnames = _resolve_static(
+            fun, static_argnums, static_argnames)
+        # Buffers are never reused in place, so donation is accepted and has no effect.
+        self._donate_argnums = () if donate_argnums is None else _argnums_tuple(donate_argnums)
+        self._donate_argnames = donate_argnames
         self._jit = _core.JitFunction(getattr(fun, "__name__", "jit_fn"))
+        # (input structure, static values) -> the key the C++ cache knows the entry by; the
+        # dict compares static values by hash and == and keeps them alive with the entry.
+        self._keys = {}
 
     def _prepare(self, args, kwargs):
         nargs = len(args)
-        static_pos = {n % nargs if nargs else n for n in self._static_argnums}
+        # Positions past the call's positional arguments are skipped (as JAX): such a
+        # parameter is passed by keyword (static through its name) or takes its default.
+        static_pos = {n + nargs if n < 0 else n for n in self._static_argnums}
+        static_pos = {i for i in static_pos if 0 <= i < nargs}
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
-        statics = [(i, _static_repr(args[i])) for i in sorted(static_pos) if i < nargs]
-        statics += [(k, _static_repr(kwargs[k])) for k in sorted(kwargs)
-                    if k in self._static_argnames]
+        statics = tuple((i, _static_key(args[i], i)) for i in sorted(static_pos))
+        statics += tuple((k, _static_key(kwargs[k], repr(k))) for k in sorted(kwargs)
+                         if k in self._static_argnames)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        key = repr((in_tree, statics))
+        key = str(self._keys.setdefault((in_tree, statics), len(self._keys)))
         fun = self._fun
 
         def trace(xs):
@@ -474,12 +520,14 @@ class _Jitted:
         return self._jit.explain()
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None):
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None):
     """fun compiled through MLIR once per signature (shapes, dtypes, weak types, the pytree
-    structure and the static arguments' values); usable as @jit or @jit(static_argnums=...)."""
-    if fun is None:
-        return lambda f: _Jitted(f, static_argnums, static_argnames)
-    return _Jitted(fun, static_argnums, static_argnames)
+    structure and the static arguments, compared by hash and == as in JAX); usable as @jit or
+    @jit(static_argnums=...). donate_argnums/donate_argnames are accepted and have no effect."""
+    def make(f):
+        return _Jitted(f, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    return make if fun is None else make(fun)
 
 
 def make_ir(fun, static_argnums=None, static_argnames=None):

@@ -49,6 +49,90 @@ def test_static_argnums_and_argnames():
     close(g(X, n=2, scale=2.0), 2 * X ** 2)
 
 
+# ---- Static arguments: keyed by type, hash and == (regressions of repr keys) -------------------
+
+def test_static_lambdas_made_in_a_loop_are_distinct():
+    f = strata.jit(lambda g, x: g(x), static_argnums=0)
+    fs = [lambda x, k=k: x * k for k in range(1, 7)]
+    assert [float(f(g, jnp.float32(1.0))) for g in fs] == [1, 2, 3, 4, 5, 6]
+    assert f.stats()["misses"] == 6
+
+
+class _SameRepr:
+    """Objects that all print alike but differ by value."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return "_SameRepr"
+
+    def __hash__(self):
+        return hash(self.v)
+
+    def __eq__(self, other):
+        return isinstance(other, _SameRepr) and other.v == self.v
+
+
+def test_static_equal_repr_objects_do_not_share_an_executable():
+    f = strata.jit(lambda c, x: x * c.v, static_argnums=0)
+    assert float(f(_SameRepr(2.0), 1.0)) == 2.0
+    assert float(f(_SameRepr(3.0), 1.0)) == 3.0
+
+
+def test_static_equal_hashable_objects_hit_the_cache():
+    f = strata.jit(lambda c, x: x * c.v, static_argnums=0)
+    f(_SameRepr(2.0), X)
+    f(_SameRepr(2.0), X)  # a different but equal object
+    assert f.stats()["misses"] == 1 and f.stats()["hits"] == 1
+
+
+def test_static_values_of_different_types_compile_apart():
+    f = strata.jit(lambda x, n: x + (1 if isinstance(n, int) else 2), static_argnums=1)
+    assert float(f(0.0, 1)) == 1.0 and float(f(0.0, 1.0)) == 2.0
+
+
+def test_static_unhashable_raises_value_error_naming_the_argument():
+    f = strata.jit(lambda x, t: x * t[0], static_argnums=1)
+    big = np.zeros(10000)
+    with pytest.raises(ValueError, match=r"\[jit\] static argument 1 .*numpy.ndarray.*tuple"):
+        f(1.0, big)
+    with pytest.raises(ValueError, match="static argument 1 .*list"):
+        f(1.0, [1, 2])
+    g = strata.jit(lambda x, t: x * t[-1], static_argnames="t")
+    with pytest.raises(ValueError, match="static argument 't'"):
+        g(1.0, t=big)
+    # A tuple with one element changed is a new key.
+    assert float(f(1.0, (1.0,) * 100)) == 1.0
+    assert float(f(1.0, (2.0,) + (1.0,) * 99)) == 2.0
+
+
+def test_static_argnums_zero_negative_and_by_name():
+    def scale(n, x):
+        return x * n
+    f = strata.jit(scale, static_argnums=0)  # 0 used to be dropped as falsy
+    assert float(f(2, 1.0)) == 2.0 and float(f(3, 1.0)) == 3.0
+    assert f.stats()["misses"] == 2
+    g = strata.jit(lambda x, n: x * n, static_argnums=-1)
+    assert float(g(1.0, 4)) == 4.0 and float(g(1.0, 5)) == 5.0
+    # static_argnums also covers its parameter passed by keyword, and argnames the position.
+    h = strata.jit(scale, static_argnums=0)
+    assert float(h(n=6, x=1.0)) == 6.0
+    k = strata.jit(scale, static_argnames="n")
+    assert float(k(7, 1.0)) == 7.0
+    with pytest.raises(ValueError, match="not hashable"):
+        k([7], 1.0)  # static by name, passed by position
+    both = strata.jit(lambda a, x, *, b: x * a + b, static_argnums=0, static_argnames="b")
+    assert float(both(2, 1.0, b=3)) == 5.0
+
+
+def test_donate_argnums_is_accepted():
+    f = strata.jit(lambda x, y: x + y, donate_argnums=(0,), donate_argnames="y")
+    x = jnp.asarray(X)
+    close(f(x, x), 2 * X)
+    close(x, X)  # donation is a hint: the donated input still holds its value
+
+
 def test_pytree_outputs_and_decorator_form():
     @strata.jit
     def f(d):
