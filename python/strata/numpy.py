@@ -184,3 +184,9 @@ def arange(start, stop=None, step=1, dtype=None):
     if dtype is None and _builtins.any(isinstance(v, float) for v in (start, stop, step)):
         dtype = float32
     return _c.arange(start, stop, step, dtype)
+
+
+# The rest of jax.numpy, in Python over the bindings (these override the bindings' narrower
+# signatures of the same names).
+from strata._numpy_reductions import *  # noqa: E402,F401,F403
+from strata._numpy_shape import *  # noqa: E402,F401,F403
