@@ -190,3 +190,9 @@ def arange(start, stop=None, step=1, dtype=None):
 # signatures of the same names).
 from strata._numpy_reductions import *  # noqa: E402,F401,F403
 from strata._numpy_shape import *  # noqa: E402,F401,F403
+
+# jnp.linalg: the names that need no decomposition (see _numpy_linalg.py); importable as
+# strata.numpy.linalg too.
+import sys as _sys  # noqa: E402
+from strata import _numpy_linalg as linalg  # noqa: E402
+_sys.modules[__name__ + ".linalg"] = linalg

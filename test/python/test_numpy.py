@@ -119,9 +119,11 @@ def test_nn_against_formulas():
 
 
 def test_random():
-    k = random.key(0)
+    k = random.PRNGKey(0)  # a raw u32[2] key; random.key(0) is JAX's typed key
     assert k.shape == (2,) and k.dtype == np.uint32
-    np.testing.assert_array_equal(np.asarray(k), np.asarray(random.PRNGKey(0)))
+    typed = random.key(0)
+    assert typed.shape == ()
+    np.testing.assert_array_equal(np.asarray(random.key_data(typed)), np.asarray(k))
     k1, k2 = random.split(k)
     assert not np.array_equal(np.asarray(k1), np.asarray(k2))
     u = np.asarray(random.uniform(k1, (1000,), minval=2.0, maxval=3.0))

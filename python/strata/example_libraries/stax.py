@@ -1,0 +1,206 @@
+"""Neural-network layers as (init_fun, apply_fun) pairs, with jax.example_libraries.stax's names
+and conventions: init_fun(rng, input_shape) -> (output_shape, params) and
+apply_fun(params, inputs, **kwargs) -> outputs; combinators (serial, parallel, FanOut, ...) build
+networks from layers. Convolutions and pooling wait for the convolution primitives."""
+
+import functools
+import operator
+
+import strata.numpy as jnp
+from strata import nn, random
+from strata.nn import initializers
+
+__all__ = [
+    "Dense", "Dropout", "Flatten", "Identity", "BatchNorm", "elementwise", "serial", "parallel",
+    "FanOut", "FanInSum", "FanInConcat", "shape_dependent", "Tanh", "Relu", "Exp", "LogSoftmax",
+    "Softmax", "Softplus", "Sigmoid", "Elu", "LeakyRelu", "Selu", "Gelu", "glorot", "randn",
+    "logsoftmax", "softmax", "relu", "sigmoid", "elu", "leaky_relu", "selu", "gelu", "standardize",
+    "one_hot",
+]
+
+# The activations stax re-exports from jax.nn.
+logsoftmax = nn.log_softmax
+softmax = nn.softmax
+relu, sigmoid, elu, leaky_relu, selu, gelu = nn.relu, nn.sigmoid, nn.elu, nn.leaky_relu, \
+    nn.selu, nn.gelu
+standardize, one_hot = nn.standardize, nn.one_hot
+glorot = initializers.glorot_normal
+randn = initializers.normal
+
+
+def Dense(out_dim, W_init=initializers.glorot_normal(), b_init=initializers.normal()):
+    """A fully connected layer: inputs @ W + b over the last axis."""
+    def init_fun(rng, input_shape):
+        output_shape = input_shape[:-1] + (out_dim,)
+        k1, k2 = random.split(rng)
+        W, b = W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,))
+        return output_shape, (W, b)
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return jnp.dot(inputs, W) + b
+    return init_fun, apply_fun
+
+
+def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,
+              beta_init=initializers.zeros, gamma_init=initializers.ones):
+    """Normalizes over `axis` with the batch's statistics, then scales and shifts per feature."""
+    _beta_init = lambda rng, shape: beta_init(rng, shape) if center else ()
+    _gamma_init = lambda rng, shape: gamma_init(rng, shape) if scale else ()
+    axis = (axis,) if jnp.isscalar(axis) else axis
+
+    def init_fun(rng, input_shape):
+        shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
+        k1, k2 = random.split(rng)
+        beta, gamma = _beta_init(k1, shape), _gamma_init(k2, shape)
+        return input_shape, (beta, gamma)
+
+    def apply_fun(params, x, **kwargs):
+        beta, gamma = params
+        ed = tuple(None if i in axis else slice(None) for i in range(jnp.ndim(x)))
+        z = nn.standardize(x, axis, epsilon=epsilon)
+        if center and scale:
+            return gamma[ed] * z + beta[ed]
+        if center:
+            return z + beta[ed]
+        if scale:
+            return gamma[ed] * z
+        return z
+    return init_fun, apply_fun
+
+
+def elementwise(fun, **fun_kwargs):
+    """A layer applying fun elementwise (no parameters)."""
+    init_fun = lambda rng, input_shape: (input_shape, ())
+    apply_fun = lambda params, inputs, **kwargs: fun(inputs, **fun_kwargs)
+    return init_fun, apply_fun
+
+
+Tanh = elementwise(jnp.tanh)
+Relu = elementwise(nn.relu)
+Exp = elementwise(jnp.exp)
+LogSoftmax = elementwise(nn.log_softmax, axis=-1)
+Softmax = elementwise(nn.softmax, axis=-1)
+Softplus = elementwise(nn.softplus)
+Sigmoid = elementwise(nn.sigmoid)
+Elu = elementwise(nn.elu)
+LeakyRelu = elementwise(nn.leaky_relu)
+Selu = elementwise(nn.selu)
+Gelu = elementwise(nn.gelu)
+
+
+def Flatten():
+    """Flattens every axis but the first (the batch)."""
+    init = lambda rng, input_shape: ((input_shape[0],
+                                      functools.reduce(operator.mul, input_shape[1:], 1)), ())
+    apply_fun = lambda params, inputs, **kwargs: jnp.reshape(inputs, (inputs.shape[0], -1))
+    return init, apply_fun
+
+
+Flatten = Flatten()
+
+
+def Identity():
+    """The identity layer."""
+    init_fun = lambda rng, input_shape: (input_shape, ())
+    apply_fun = lambda params, inputs, **kwargs: inputs
+    return init_fun, apply_fun
+
+
+Identity = Identity()
+
+
+def FanOut(num):
+    """Copies its input num times (a tuple of outputs)."""
+    init_fun = lambda rng, input_shape: ([input_shape] * num, ())
+    apply_fun = lambda params, inputs, **kwargs: [inputs] * num
+    return init_fun, apply_fun
+
+
+def FanInSum():
+    """Sums its tuple of inputs."""
+    init_fun = lambda rng, input_shape: (input_shape[0], ())
+    apply_fun = lambda params, inputs, **kwargs: sum(inputs[1:], inputs[0])
+    return init_fun, apply_fun
+
+
+FanInSum = FanInSum()
+
+
+def FanInConcat(axis=-1):
+    """Concatenates its tuple of inputs along axis."""
+    def init_fun(rng, input_shape):
+        ax = axis % len(input_shape[0])
+        concat_size = sum(shape[ax] for shape in input_shape)
+        out_shape = input_shape[0][:ax] + (concat_size,) + input_shape[0][ax + 1:]
+        return out_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return jnp.concatenate(inputs, axis)
+    return init_fun, apply_fun
+
+
+def Dropout(rate, mode="train"):
+    """Keeps each input with probability `rate` (scaled by 1/rate) when mode is 'train'; the
+    apply function needs rng= then, as stax's."""
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.get("rng", None)
+        if rng is None:
+            raise ValueError("[Dropout] apply_fun needs an rng= key in train mode, e.g. "
+                             "apply_fun(params, inputs, rng=key)")
+        if mode == "train":
+            keep = random.bernoulli(rng, rate, inputs.shape)
+            return jnp.where(keep, inputs / rate, 0)
+        return inputs
+    return init_fun, apply_fun
+
+
+def serial(*layers):
+    """Layers applied one after the other; rng= is split among them."""
+    nlayers = len(layers)
+    init_funs, apply_funs = zip(*layers)
+
+    def init_fun(rng, input_shape):
+        params = []
+        for init in init_funs:
+            rng, layer_rng = random.split(rng)
+            input_shape, param = init(layer_rng, input_shape)
+            params.append(param)
+        return input_shape, params
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        for fun, param, r in zip(apply_funs, params, rngs):
+            inputs = fun(param, inputs, rng=r, **kwargs)
+        return inputs
+    return init_fun, apply_fun
+
+
+def parallel(*layers):
+    """Layers applied to the matching elements of a tuple of inputs."""
+    nlayers = len(layers)
+    init_funs, apply_funs = zip(*layers)
+
+    def init_fun(rng, input_shape):
+        rngs = random.split(rng, nlayers)
+        return zip(*[init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)])
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
+    return init_fun, apply_fun
+
+
+def shape_dependent(make_layer):
+    """A layer whose construction depends on its input shape: make_layer(input_shape) -> layer."""
+    def init_fun(rng, input_shape):
+        return make_layer(input_shape)[0](rng, input_shape)
+
+    def apply_fun(params, inputs, **kwargs):
+        return make_layer(inputs.shape)[1](params, inputs, **kwargs)
+    return init_fun, apply_fun
