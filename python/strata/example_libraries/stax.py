@@ -47,7 +47,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,
     """Normalizes over `axis` with the batch's statistics, then scales and shifts per feature."""
     _beta_init = lambda rng, shape: beta_init(rng, shape) if center else ()
     _gamma_init = lambda rng, shape: gamma_init(rng, shape) if scale else ()
-    axis = (axis,) if jnp.isscalar(axis) else axis
+    axis = (axis,) if isinstance(axis, int) else tuple(axis)
 
     def init_fun(rng, input_shape):
         shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
