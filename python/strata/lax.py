@@ -261,7 +261,55 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return _unflatten(ctree, c), _unflatten(box["y"], ys)
 
 
-def map(f, xs):  # noqa: A001  (jax.lax.map)
+def map(f, xs, *, batch_size=None):  # noqa: A001  (jax.lax.map)
     """f applied to each slice of xs along its leading axis, results stacked (a scan, so f is
-    traced once: jax.lax.map)."""
-    return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    traced once: jax.lax.map). batch_size: f is vmapped over batches of that many slices
+    (the remainder in one last vmapped call)."""
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    from strata.api import vmap
+    from strata.tree_util import tree_map
+    bs = int(batch_size)
+    if bs < 1:
+        raise ValueError(f"[map] batch_size must be a positive integer, got {batch_size}")
+    leaves, _ = _flatten(xs)
+    if not leaves:
+        raise ValueError("[map] xs must have at least one leaf")
+    n = _core.asarray(leaves[0]).shape[0]
+    nb, r = divmod(n, bs)
+    xs = tree_map(_core.asarray, xs)
+    parts = []
+    if nb:
+        head = tree_map(lambda x: reshape(slice_in_dim(x, 0, nb * bs), (nb, bs) + tuple(x.shape[1:])), xs)
+        ys = scan(lambda c, x: (c, vmap(f)(x)), (), head)[1]
+        parts.append(tree_map(lambda y: reshape(y, (nb * bs,) + tuple(y.shape[2:])), ys))
+    if r:
+        parts.append(vmap(f)(tree_map(lambda x: slice_in_dim(x, nb * bs, n), xs)))
+    if len(parts) == 1:
+        return parts[0]
+    return tree_map(lambda a, b: concatenate([a, b], 0), *parts)
+
+
+# The Python layer over the core's primitives (JAX's signatures, scalars, errors) and the
+# helpers built on it; these names replace the raw bindings imported above.
+from strata._lax_ops import (  # noqa: E402,F401
+    add, sub, mul, div, rem, pow, max, min, atan2, bitwise_and, bitwise_or, bitwise_xor, eq, ne,
+    lt, le, gt, ge, shift_left, shift_right_logical, shift_right_arithmetic, RoundingMethod,
+    round, square, reciprocal, select, select_n, clamp, integer_pow, convert_element_type,
+    bitcast_convert_type, optimization_barrier, Precision, DotAlgorithm, DotAlgorithmPreset,
+    dot_general, dot, batch_matmul, broadcast_in_dim, broadcast, broadcast_to_rank, reshape,
+    transpose, rev, squeeze, expand_dims, collapse, concatenate, split, slice, slice_in_dim,
+    index_in_dim, dynamic_slice, dynamic_update_slice, dynamic_slice_in_dim,
+    dynamic_index_in_dim, dynamic_update_slice_in_dim, dynamic_update_index_in_dim, pad, full,
+    full_like, zeros_like_array, iota, broadcasted_iota, sort, sort_key_val, top_k, reduce_sum,
+    reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor, argmax, argmin,
+    reduce, reduce_precision)
+from strata import _lax_ops as _ops  # noqa: E402
+if hasattr(_ops, "nextafter"):
+    nextafter = _ops.nextafter
+from strata._lax_indexing import (  # noqa: E402,F401
+    GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
+    scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply, index_take)
+from strata._lax_scan import (  # noqa: E402,F401
+    associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
+    custom_linear_solve)
