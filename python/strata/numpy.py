@@ -190,3 +190,4 @@ def arange(start, stop=None, step=1, dtype=None):
 # signatures of the same names).
 from strata._numpy_reductions import *  # noqa: E402,F401,F403
 from strata._numpy_shape import *  # noqa: E402,F401,F403
+from strata._numpy_sort import *  # noqa: E402,F401,F403
