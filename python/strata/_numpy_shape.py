@@ -9,7 +9,7 @@ import numpy as _np
 from strata import _core
 from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
                                 check_out, axis_index, int_dtype, concrete_int, float_dtype, rtype,
-                                to_float)
+                                to_float, scatter_1d)
 
 __all__ = ["reshape", "ravel", "concatenate", "concat", "stack", "hstack", "vstack", "dstack",
            "column_stack", "row_stack", "block", "atleast_1d", "atleast_2d", "atleast_3d",
@@ -1358,7 +1358,7 @@ def nonzero(a, *, size=None, fill_value=None):
     it = int_dtype()
     pos = _l.cumsum(cast(mask, it), 0) - 1
     target = _c.where(mask, pos, _c.full((), size, it))
-    flat = _c.full((size,), 0, it).at[target].set(_l.iota(it, n)) if n else \
+    flat = scatter_1d(_c.full((size,), 0, it), target, _l.iota(it, n)) if n else \
         _c.zeros((size,), it)
     count = _c.sum(cast(mask, it))
     valid = _c.less(_l.iota(it, size), count)
@@ -1516,6 +1516,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
             raise NotImplementedError("[put] mode='raise' is not supported (no runtime "
                                       "errors): use 'fill', 'clip' or 'wrap'")
         i = _c.where(i < 0, i + n, i)
+        return _c.reshape(scatter_1d(_c.ravel(a), i, v), a.shape)
     elif mode == "clip":
         i = _c.clip(i, 0, n - 1)
     elif mode == "wrap":

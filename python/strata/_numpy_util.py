@@ -142,3 +142,12 @@ def rtype(*xs):
     return _c.result_type(*[x if isinstance(x, (_core.Array, _np.ndarray, _np.generic, bool, int,
                                                 float, complex, list, tuple))
                             else _c.zeros((), x) for x in xs])
+
+
+def scatter_1d(operand, idx, updates, add=False):
+    """operand (1-d) with updates written (or added) at idx; out-of-range indices, negative
+    ones included, are dropped (JAX's scatter default)."""
+    dn = ((), (0,), (0,))
+    i = _c.reshape(idx, (-1, 1))
+    u = _c.reshape(updates, (-1,))
+    return (_l.scatter_add if add else _l.scatter)(operand, i, u, dn)

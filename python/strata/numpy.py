@@ -75,121 +75,39 @@ def array(object, dtype=None, copy=True):
     return x
 
 
-def dot(a, b):
-    """numpy's dot: a matmul for 1-d and 2-d operands, a product with a scalar."""
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """numpy's dot: a matmul for 1-d and 2-d operands, a product with a scalar, else the sum
+    over a's last axis and b's second to last."""
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
-        return multiply(a, b)  # noqa: F405
-    if b.ndim <= 2:
-        return matmul(a, b)  # noqa: F405
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
-
-
-def tensordot(a, b, axes=2):
-    a, b = asarray(a), asarray(b)
-    if isinstance(axes, int):
-        ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+        r = multiply(a, b)  # noqa: F405
+    elif b.ndim <= 2:
+        r = matmul(a, b)  # noqa: F405
     else:
-        ax_a, ax_b = axes
-        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
-        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
-    ax_a = [x % a.ndim for x in ax_a]
-    ax_b = [x % b.ndim for x in ax_b]
-    return _core.lax.dot_general(*_promote(a, b), ((ax_a, ax_b), ((), ())))
-
-
-def _promote(*xs):
-    t = result_type(*xs)
-    return [x.astype(t) if x.dtype != t else x for x in xs]
-
-
-def vdot(a, b):
-    return sum(multiply(ravel(a), ravel(b)))  # noqa: F405
-
-
-def inner(a, b):
-    a, b = asarray(a), asarray(b)
-    if a.ndim == 0 or b.ndim == 0:
-        return multiply(a, b)  # noqa: F405
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
-
-
-def outer(a, b):
-    return multiply(ravel(a)[:, None], ravel(b)[None, :])  # noqa: F405
-
-
-def size(a):
-    return asarray(a).size
-
-
-def shape(a):
-    return asarray(a).shape
-
-
-def ndim(a):
-    return asarray(a).ndim
+        r = tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+    return r if preferred_element_type is None else r.astype(preferred_element_type)
 
 
 def true_divide(x1, x2):
+    """x1 / x2 (divide)."""
     return divide(x1, x2)  # noqa: F405
-
-
-
-def isnan(x):
-    x = asarray(x)
-    return not_equal(x, x)  # noqa: F405
-
-
-def isinf(x):
-    x = asarray(x)
-    return logical_and(logical_not(isfinite(x)), logical_not(isnan(x)))  # noqa: F405
-
-
-def logaddexp(x1, x2):
-    m = maximum(x1, x2)  # noqa: F405
-    return m + log1p(exp(-abs(subtract(x1, x2))))  # noqa: F405
-
-
-def allclose(a, b, rtol=1e-05, atol=1e-08):
-    a, b = asarray(a), asarray(b)
-    return all(less_equal(abs(a - b), atol + rtol * abs(b)))  # noqa: F405
-
-
-def concat(arrays, axis=0):
-    return concatenate(arrays, axis)  # noqa: F405
-
-
-def hstack(tup):
-    arrs = [asarray(a) for a in tup]
-    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)  # noqa: F405
-
-
-def vstack(tup):
-    return concatenate([atleast_2d(a) for a in tup], axis=0)  # noqa: F405
-
-
-def atleast_1d(x):
-    x = asarray(x)
-    return x.reshape(1) if x.ndim == 0 else x
-
-
-def atleast_2d(x):
-    x = asarray(x)
-    return x.reshape(1, -1) if x.ndim < 2 else x
-
-
-def arange(start, stop=None, step=1, dtype=None):
-    """jnp.arange: int32 when every argument is an integer, else float32 (by Python type, so
-    arange(6.0) is float)."""
-    if dtype is None and _builtins.any(isinstance(v, float) for v in (start, stop, step)):
-        dtype = float32
-    return _c.arange(start, stop, step, dtype)
 
 
 # The rest of jax.numpy, in Python over the bindings (these override the bindings' narrower
 # signatures of the same names).
 from strata._numpy_reductions import *  # noqa: E402,F401,F403
 from strata._numpy_shape import *  # noqa: E402,F401,F403
+from strata._numpy_sort import *  # noqa: E402,F401,F403
+from strata._numpy_math import *  # noqa: E402,F401,F403
+
+# Array API spellings of numpy names (the inverse trigonometric ones appear with their
+# bindings).
+for _alias, _name in (("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"),
+                      ("acosh", "arccosh"), ("asinh", "arcsinh"), ("atanh", "arctanh"),
+                      ("atan2", "arctan2"), ("pow", "power")):
+    if _name in globals() and _alias not in globals():
+        globals()[_alias] = globals()[_name]
+del _alias, _name
 
 # jnp.linalg: the names that need no decomposition (see _numpy_linalg.py); importable as
 # strata.numpy.linalg too.
