@@ -103,9 +103,17 @@ def _shape(shape, name):
         raise TypeError(f"[{name}] shape must be a sequence of integers, got {shape!r}") from None
 
 
+def _broadcast_shapes(name, *shapes):
+    try:
+        return tuple(_np.broadcast_shapes(*map(tuple, shapes)))
+    except ValueError:
+        raise ValueError(f"[{name}] Incompatible shapes for broadcasting: "
+                         f"{tuple(map(tuple, shapes))}") from None
+
+
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
-        joint = _np.broadcast_shapes(tuple(shape), *map(tuple, param_shapes))
+        joint = _broadcast_shapes(name, shape, *param_shapes)
         if tuple(shape) != tuple(joint):
             raise ValueError(
                 f"[{name}] parameter shapes must be broadcast-compatible with shape argument, and "
@@ -530,7 +538,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     base, _ = _single("truncated_normal", key)
     d = _float_dtype(dtype, "truncated_normal")
     if shape is None:
-        shape = _np.broadcast_shapes(_np.shape(lower), _np.shape(upper))
+        shape = _broadcast_shapes("truncated_normal", _np.shape(lower), _np.shape(upper))
     else:
         shape = _shape(shape, "truncated_normal")
         _check_shape("truncated_normal", shape, _np.shape(lower), _np.shape(upper))
@@ -815,7 +823,7 @@ def cauchy(key, shape=(), dtype=None):
 
 
 def _param_shape(name, shape, *params):
-    pshape = _np.broadcast_shapes(*[_np.shape(p) for p in params])
+    pshape = _broadcast_shapes(name, *[_np.shape(p) for p in params])
     if shape is None:
         return tuple(pshape)
     shape = _shape(shape, name)
@@ -910,7 +918,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     base, _ = _single("double_sided_maxwell", key)
     d = _float_dtype(dtype, "double_sided_maxwell")
     shape = _shape(shape, "double_sided_maxwell")
-    pshape = tuple(_np.broadcast_shapes(_np.shape(loc), _np.shape(scale)))
+    pshape = _broadcast_shapes("double_sided_maxwell", _np.shape(loc), _np.shape(scale))
     if not shape:
         shape = pshape
     shape = shape + pshape
@@ -968,14 +976,15 @@ def _gamma_one(base, alpha, log_space):
         return ks[0], X, V, U
 
     ks = _c.split(base, 2)
-    u_boost = _uniform(ks[1], (), d)
     _, _, V, _ = _lax.while_loop(cond_fn, body_fn, (ks[0], zero, one, c_(2.0)))
     if log_space:
-        log_boost = _jnp.where(boost_mask, zero, _jnp.log(u_boost) * (one / alpha_orig))
+        log_samples = -_exponential(ks[1], (), d)
+        log_boost = _jnp.where(boost_mask | (log_samples == zero), zero,
+                               log_samples * (one / alpha_orig))
         return _jnp.log(dd) + _jnp.log(V) + log_boost
-    boost = _jnp.where(boost_mask, one, _jnp.power(u_boost, one / alpha_orig))
-    z = dd * V * boost
-    return _jnp.where(z == zero, c_(_finfo(d)[2]), z)
+    samples = one - _uniform(ks[1], (), d)
+    boost = _jnp.where(boost_mask, one, _jnp.power(samples, one / alpha_orig))
+    return dd * V * boost
 
 
 def _gamma_impl(base, a, log_space):
@@ -1421,7 +1430,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
         raise ValueError(f"[multivariate_normal] multivariate_normal requires cov.shape == "
                          f"(..., n, n) for n={n}, but got cov.shape == {tuple(cov.shape)}.")
     if shape is None:
-        shape = tuple(_np.broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2])))
+        shape = _broadcast_shapes("multivariate_normal", mean.shape[:-1], cov.shape[:-2])
     else:
         shape = _shape(shape, "multivariate_normal")
         _check_shape("normal", shape, tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
