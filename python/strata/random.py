@@ -95,7 +95,7 @@ def _full(shape, value, dtype):
 def _shape(shape, name):
     if shape is None:
         return None
-    if isinstance(shape, int) or (hasattr(shape, "__index__") and not hasattr(shape, "__len__")):
+    if not hasattr(shape, "__len__"):
         shape = (shape,)
     try:
         return tuple(_operator.index(s) for s in shape)
@@ -103,9 +103,17 @@ def _shape(shape, name):
         raise TypeError(f"[{name}] shape must be a sequence of integers, got {shape!r}") from None
 
 
+def _broadcast_shapes(name, *shapes):
+    try:
+        return tuple(_np.broadcast_shapes(*map(tuple, shapes)))
+    except ValueError:
+        raise ValueError(f"[{name}] Incompatible shapes for broadcasting: "
+                         f"{tuple(map(tuple, shapes))}") from None
+
+
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
-        joint = _np.broadcast_shapes(tuple(shape), *map(tuple, param_shapes))
+        joint = _broadcast_shapes(name, shape, *param_shapes)
         if tuple(shape) != tuple(joint):
             raise ValueError(
                 f"[{name}] parameter shapes must be broadcast-compatible with shape argument, and "
@@ -267,7 +275,7 @@ def _seed_data(seed):
         s = int(seed)
         if not -2 ** 63 <= s < 2 ** 64:
             raise OverflowError(f"[PRNGKey] seed {s} does not fit in 64 bits")
-        if _x64() or isinstance(seed, (_np.int64, _np.uint64)) and _x64():
+        if _x64():
             v = s % 2 ** 64
             return _jnp.asarray(_np.array([v >> 32, v & 0xFFFFFFFF], _U32))
         return _jnp.asarray(_np.array([0, s % 2 ** 32], _U32))
@@ -342,6 +350,11 @@ def clone(key):
     """key itself (JAX's key-reuse checker treats the result as a fresh key)."""
     _key("clone", key)
     return key
+
+
+def _split2(base):
+    ks = _c.split(base, 2)
+    return ks[0], ks[1]
 
 
 def split(key, num=2):
@@ -483,12 +496,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 
 
 def _normal(base, shape, d):
-    lo = _np.nextafter(_np.float32(-1.0), _np.float32(0.0)) if d != _np.float64 else \
-        _np.nextafter(-1.0, 0.0)
-    if d == _np.float16:
-        lo = _np.nextafter(_np.float16(-1.0), _np.float16(0.0))
-    elif d == _jnp.bfloat16:
-        lo = -1.0 + 2.0 ** -8
+    lo = _np_nextafter(-1.0, 0.0, d)
     u = _uniform(base, shape, d, _arr(lo, d), 1.0)
     return _arr(_np.sqrt(2.0), d) * _lax.erf_inv(u)
 
@@ -503,26 +511,45 @@ def normal(key, shape=(), dtype=None):
     return _normal(base, _shape(shape, "normal"), d)
 
 
+def _np_nextafter(x, toward, d):
+    """nextafter(x, toward) in dtype d for Python numbers (bfloat16 through its 8-bit
+    significand)."""
+    if x != x or x == toward:
+        return x
+    if d == _jnp.bfloat16:
+        if _np.isinf(x):
+            return _np.sign(x) * 3.3895313892515355e38
+        if x == 0:
+            return _np.copysign(2.0 ** -133, toward - x)
+        e = _np.floor(_np.log2(abs(x)))
+        step = 2.0 ** (e - 7)
+        if abs(toward) < abs(x) and abs(x) == 2.0 ** e:
+            step /= 2
+        return x + _np.sign(toward - x) * step
+    return float(_np.nextafter(d.type(x), d.type(toward)))
+
+
 def _nextafter(x, toward_inf, d):
-    """nextafter(x, +-inf) in dtype d, for concrete or traced x."""
+    """nextafter(x, +-inf) elementwise in dtype d: lax.nextafter when Strata has it, else
+    numpy for concrete x, else integer steps on the bit pattern (32- and 64-bit floats)."""
+    inf = _np.inf if toward_inf else -_np.inf
     if hasattr(_lax, "nextafter"):
-        return _lax.nextafter(x, _jnp.full(x.shape, _np.inf if toward_inf else -_np.inf, d))
-    if isinstance(x, _core.Array) and x.is_concrete:
-        xv = _np.asarray(x).astype(_np.float32 if d == _jnp.bfloat16 else d)
-        return _arr(_np.nextafter(xv, _np.inf if toward_inf else -_np.inf).astype(xv.dtype), d)
+        return _lax.nextafter(x, _jnp.full(x.shape, inf, d))
+    if x.is_concrete:
+        xv = _np.asarray(x.astype(_np.float32) if d == _jnp.bfloat16 else x)
+        out = _np.vectorize(lambda v: _np_nextafter(float(v), inf, d))(xv) if xv.size else xv
+        return _arr(_np.asarray(out), d)
     nbits = _finfo(d)[0]
     if nbits not in (32, 64):
-        return x
+        return x  # traced 16-bit bounds stay as they are (the clip below is then inclusive)
     idt = _np.dtype("int32" if nbits == 32 else "int64")
     i = _lax.bitcast_convert_type(x, idt)
-    step = _jnp.where((x >= 0) == toward_inf, _jnp.ones(x.shape, idt), -_jnp.ones(x.shape, idt))
-    zero_next = _jnp.full(x.shape, 1 if toward_inf else -(2 ** (nbits - 1)) + 1, idt)
-    n = _jnp.where(x == 0, zero_next, i + step)
-    if not toward_inf:
-        n = _jnp.where(x == 0, _lax.bitcast_convert_type(-_jnp.full(x.shape, _finfo(d)[2] *
-                                                         2.0 ** -(_finfo(d)[1]), d), idt), n)
+    one = _jnp.ones(x.shape, idt)
+    # Positive floats order like their bit patterns, negative ones reversed.
+    n = _jnp.where((x >= 0) == toward_inf, i + one, i - one)
+    n = _jnp.where(x == 0, _jnp.full(x.shape, 1 if toward_inf else 1 - 2 ** (nbits - 1), idt), n)
     out = _lax.bitcast_convert_type(n, d)
-    return _jnp.where(_jnp.isinf(x) & ((x > 0) == toward_inf) | _jnp.isnan(x), x, out)
+    return _jnp.where((_jnp.isinf(x) & ((x > 0) == toward_inf)) | _jnp.isnan(x), x, out)
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -530,7 +557,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     base, _ = _single("truncated_normal", key)
     d = _float_dtype(dtype, "truncated_normal")
     if shape is None:
-        shape = _np.broadcast_shapes(_np.shape(lower), _np.shape(upper))
+        shape = _broadcast_shapes("truncated_normal", _np.shape(lower), _np.shape(upper))
     else:
         shape = _shape(shape, "truncated_normal")
         _check_shape("truncated_normal", shape, _np.shape(lower), _np.shape(upper))
@@ -580,13 +607,14 @@ def _randint(base, shape, minval, maxval, d):
         lo, hi = max(info.min, vi.min), min(info.max, vi.max)
         return _lax.convert_element_type(_jnp.clip(v, lo, hi), d)
 
-    out_of_range = maxval > _jnp.asarray(min(info.max, _np.iinfo(maxval.dtype).max),
-                                         maxval.dtype) if info.max < _np.iinfo(maxval.dtype).max \
-        else _jnp.zeros(maxval.shape, bool)
+    if info.max < _np.iinfo(maxval.dtype).max:
+        out_of_range = maxval > _jnp.asarray(_np.array(info.max, maxval.dtype))
+    else:
+        out_of_range = _jnp.zeros(maxval.shape, bool)
     minval = _jnp.broadcast_to(clip(minval), shape)
     maxval = _jnp.broadcast_to(clip(maxval), shape)
     out_of_range = _jnp.broadcast_to(out_of_range, shape)
-    k1, k2 = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    k1, k2 = _split2(base)
     if nbits == 64:
         raise NotImplementedError("[randint] 64-bit dtypes need uint64 arithmetic")
     if nbits == 32:
@@ -716,8 +744,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         else:
             src = _jnp.arange(n_inputs) if arr.ndim == 0 else arr
             perm = permutation(base, src, axis)
-            result = _lax.slice_in_dim(perm, 0, n_draws, axis=axis) \
-                if hasattr(_lax, "slice_in_dim") else _jnp.take(perm, _jnp.arange(n_draws), axis)
+            result = _jnp.take(perm, _jnp.arange(n_draws), axis if arr.ndim else 0)
     else:
         p_arr = _jnp.asarray(p)
         if not _is_float(p_arr.dtype):
@@ -815,7 +842,7 @@ def cauchy(key, shape=(), dtype=None):
 
 
 def _param_shape(name, shape, *params):
-    pshape = _np.broadcast_shapes(*[_np.shape(p) for p in params])
+    pshape = _broadcast_shapes(name, *[_np.shape(p) for p in params])
     if shape is None:
         return tuple(pshape)
     shape = _shape(shape, name)
@@ -910,7 +937,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     base, _ = _single("double_sided_maxwell", key)
     d = _float_dtype(dtype, "double_sided_maxwell")
     shape = _shape(shape, "double_sided_maxwell")
-    pshape = tuple(_np.broadcast_shapes(_np.shape(loc), _np.shape(scale)))
+    pshape = _broadcast_shapes("double_sided_maxwell", _np.shape(loc), _np.shape(scale))
     if not shape:
         shape = pshape
     shape = shape + pshape
@@ -968,14 +995,15 @@ def _gamma_one(base, alpha, log_space):
         return ks[0], X, V, U
 
     ks = _c.split(base, 2)
-    u_boost = _uniform(ks[1], (), d)
     _, _, V, _ = _lax.while_loop(cond_fn, body_fn, (ks[0], zero, one, c_(2.0)))
     if log_space:
-        log_boost = _jnp.where(boost_mask, zero, _jnp.log(u_boost) * (one / alpha_orig))
+        log_samples = -_exponential(ks[1], (), d)
+        log_boost = _jnp.where(boost_mask | (log_samples == zero), zero,
+                               log_samples * (one / alpha_orig))
         return _jnp.log(dd) + _jnp.log(V) + log_boost
-    boost = _jnp.where(boost_mask, one, _jnp.power(u_boost, one / alpha_orig))
-    z = dd * V * boost
-    return _jnp.where(z == zero, c_(_finfo(d)[2]), z)
+    samples = one - _uniform(ks[1], (), d)
+    boost = _jnp.where(boost_mask, one, _jnp.power(samples, one / alpha_orig))
+    return dd * V * boost
 
 
 def _gamma_impl(base, a, log_space):
@@ -1056,7 +1084,7 @@ def beta(key, a, b, shape=None, dtype=None):
     base, _ = _single("beta", key)
     d = _float_dtype(dtype, "beta")
     shape = _param_shape("beta", shape, a, b)
-    ka, kb = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    ka, kb = _split2(base)
     a = _jnp.broadcast_to(_arr(a, d), shape)
     b = _jnp.broadcast_to(_arr(b, d), shape)
     lga = _gamma_bind(ka, a, True)
@@ -1100,7 +1128,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     base, _ = _single("f", key)
     d = _float_dtype(dtype, "f")
     shape = _param_shape("f", shape, dfden, dfnum)
-    kd, kn = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    kd, kn = _split2(base)
     num = chisquare(kn, dfnum, shape, d) / _jnp.broadcast_to(_arr(dfnum, d), shape)
     den = chisquare(kd, dfden, shape, d) / _jnp.broadcast_to(_arr(dfden, d), shape)
     return num / den
@@ -1111,7 +1139,7 @@ def t(key, df, shape=None, dtype=None):
     base, _ = _single("t", key)
     d = _float_dtype(dtype, "t")
     shape = _param_shape("t", shape, df)
-    kn, kg = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    kn, kg = _split2(base)
     n = _normal(kn, shape, d)
     half = _jnp.broadcast_to(_arr(df, d) / _arr(2.0, d), shape)
     g = _gamma_bind(kg, half, False)
@@ -1123,7 +1151,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
     base, _ = _single("generalized_normal", key)
     d = _float_dtype(dtype, "generalized_normal")
     shape = _shape(shape, "generalized_normal")
-    k0, k1 = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    k0, k1 = _split2(base)
     g = _gamma_bind(k0, _jnp.full(shape, 1.0 / p, d), False)
     r = rademacher(k1, shape, d)
     return r * g ** (1.0 / p)
@@ -1135,7 +1163,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
     dt = _float_dtype(dtype, "ball")
     shape = _shape(shape, "ball")
     d = _operator.index(d)
-    k1, k2 = _c.split(base, 2)[0], _c.split(base, 2)[1]
+    k1, k2 = _split2(base)
     g = generalized_normal(k1, p, shape + (d,), dt)
     e = _exponential(k2, shape, dt)
     return g / (((_jnp.abs(g) ** p).sum(-1) + e) ** (1.0 / p))[..., None]
@@ -1384,9 +1412,8 @@ def _eigh_jacobi(a, sweeps=12):
                 c = 1 / _jnp.sqrt(tt * tt + 1)
                 s = tt * c
                 e = _np.eye(n)
-                g = e.copy()
                 # Rotation G with G[p,p]=G[q,q]=c, G[p,q]=s, G[q,p]=-s; a <- G^T a G.
-                eye = _jnp.asarray(g.astype(_np.float32)).astype(a.dtype)
+                eye = _jnp.asarray(e).astype(a.dtype)
                 ep = _jnp.asarray(_np.outer(e[p_], e[p_]) + _np.outer(e[q], e[q])).astype(a.dtype)
                 epq = _jnp.asarray(_np.outer(e[p_], e[q]) - _np.outer(e[q], e[p_])).astype(a.dtype)
                 G = eye - ep + c[..., None, None] * ep + s[..., None, None] * epq
@@ -1421,7 +1448,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
         raise ValueError(f"[multivariate_normal] multivariate_normal requires cov.shape == "
                          f"(..., n, n) for n={n}, but got cov.shape == {tuple(cov.shape)}.")
     if shape is None:
-        shape = tuple(_np.broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2])))
+        shape = _broadcast_shapes("multivariate_normal", mean.shape[:-1], cov.shape[:-2])
     else:
         shape = _shape(shape, "multivariate_normal")
         _check_shape("normal", shape, tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
