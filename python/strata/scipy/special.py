@@ -31,11 +31,17 @@ def _default_float():
 def _promote_inexact(*args):
     """The arguments as arrays of their promoted dtype, integers and bools promoted to the
     default float (JAX's promote_args_inexact)."""
-    arrs = [jnp.asarray(a) for a in args]
+    weak = [type(a) in (int, float, bool) for a in args]
+    arrs = [a if w else jnp.asarray(a) for a, w in zip(args, weak)]
     dt = np.dtype(jnp.result_type(*arrs))
     if dt.kind not in "fV":  # V: bfloat16
         dt = np.dtype(_default_float())
-    return [x if x.dtype == dt else x.astype(dt) for x in arrs]
+    out = []
+    for a, w in zip(arrs, weak):
+        if w:  # through numpy: the core's asarray(float, float64) rounds through float32
+            a = jnp.asarray(np.asarray(a, dt)) if dt.kind == "f" else jnp.asarray(a, dt)
+        out.append(a if a.dtype == dt else a.astype(dt))
+    return out
 
 
 def _broadcast(*xs):
@@ -55,7 +61,10 @@ def _prim(op, name, *alt):
 
 
 def _const(x, v):
-    return jnp.asarray(v, x.dtype)
+    """v as a 0-d array of x's dtype (through numpy: the core's asarray(float, float64) rounds
+    the Python float through float32)."""
+    dt = np.dtype(x.dtype)
+    return jnp.asarray(np.asarray(v, dt)) if dt.kind == "f" else jnp.asarray(v, x.dtype)
 
 
 def _finfo(x):
