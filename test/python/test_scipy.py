@@ -90,7 +90,7 @@ RNG = np.random.RandomState(0)
 # ---- special: functions on the core's existing primitives ---------------------------------------
 
 def test_names_match_jax():
-    jax_names = {"bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
+    jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
                  "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
                  "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
                  "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
@@ -238,6 +238,27 @@ def test_exponential_integral_grads():
     grad_check(sp.expi, ss.expi, x[:4], rtol=1e-6)
     grad_check(sp.expi, ss.expi, -x, rtol=1e-6)
     grad_check(sp.spence, ss.spence, np.array([0.2, 0.7, 1.3, 4.0]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bessel_jn(dtype):
+    z = np.concatenate([np.linspace(-25, 25, 51), [1e-5, -3e-5, 0.0, 1e-3]])
+    f32 = dtype == np.float32
+    check(lambda z: sp.bessel_jn(z, v=5), lambda z: np.stack([ss.jv(n, z) for n in range(6)]),
+          z, dtype=dtype, rtol=0, atol=5e-7 if f32 else 1e-11)
+    # fewer iterations suffice for smaller |z| (JAX's rule of thumb); any shape of z
+    check(lambda z: sp.bessel_jn(z, v=0, n_iter=30), lambda z: ss.jv(0, z)[None],
+          np.linspace(-10, 10, 12).reshape(3, 4), dtype=dtype, rtol=0,
+          atol=5e-7 if f32 else 1e-11)
+    grad_check(lambda z: sp.bessel_jn(z, v=3)[2], lambda z: ss.jv(2, z),
+               np.array([-4.0, 0.3, 1.3, 7.0]))
+    z32 = np.linspace(0.5, 9, 8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_allclose(np.asarray(strata.jit(lambda z: sp.bessel_jn(z, v=2))(z32)),
+                               np.asarray(sp.bessel_jn(z32, v=2)), rtol=1e-5, atol=1e-7)
+    with pytest.raises(ValueError):
+        sp.bessel_jn(1.0, v=-1)
+    with pytest.raises(TypeError):
+        sp.bessel_jn(1.0, v=1.5)
 
 
 def test_bernoulli_numbers():

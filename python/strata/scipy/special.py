@@ -11,10 +11,10 @@ import numpy as np
 
 from strata import lax
 from strata import numpy as jnp
-from strata.api import custom_jvp, stop_gradient
+from strata.api import custom_jvp, jvp, stop_gradient
 
 __all__ = [
-    "bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv",
     "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
     "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit",
     "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
@@ -117,14 +117,47 @@ def polygamma(n, x):
     return _prim("polygamma", "polygamma")(*_broadcast(n, x))
 
 
+def _zeta_series(s, a):
+    """Euler-Maclaurin: zeta(s, a) = sum_{k<N} (a+k)^-s + (a+N)^(1-s)/(s-1) + (a+N)^-s/2 +
+    sum_{j<=M} B_2j/(2j)! s(s+1)...(s+2j-2) (a+N)^(-s-2j+1); differentiable in s and a."""
+    n = 16 if _is_f64(a) else 8
+    total = _const(a, 0.0)
+    for k in range(n):
+        total = total + jnp.exp(-s * jnp.log(a + k))
+    an = a + n
+    t = jnp.exp(-s * jnp.log(an))
+    total = total + an * t / (s - 1.0) + 0.5 * t
+    r = 1.0 / an
+    c = t * s * r
+    bs = _bernoulli_numbers(2 * n)
+    for j in range(1, n + 1):
+        total = total + c * float(bs[2 * j] / math.factorial(2 * j))
+        c = c * (s + 2 * j - 1) * (s + 2 * j) * r * r
+    return total
+
+
+@custom_jvp
+def _zeta(s, q):
+    return _prim("zeta", "zeta")(s, q)
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    (s, q), (ds, dq) = primals, tangents
+    out = _zeta(s, q)
+    # d/dq zeta(s, q) = -s zeta(s + 1, q); d/ds from the series (no closed form)
+    d_s = jvp(_zeta_series, (s, q), (jnp.ones_like(s), jnp.zeros_like(q)))[1]
+    return out, ds * d_s - dq * s * _zeta(s + 1.0, q)
+
+
 def zeta(x, q=None):
-    """The Hurwitz zeta function sum_k (q + k)^-x (the Riemann one, q=None, is not provided,
-    as in JAX)."""
+    """The Hurwitz zeta function sum_k (q + k)^-x, differentiable in x and q (the Riemann one,
+    q=None, is not provided, as in JAX)."""
     if q is None:
         raise NotImplementedError("[zeta] the Riemann zeta function is not implemented; pass "
                                   "q to compute the Hurwitz zeta function")
     x, q = _promote_inexact(x, q)
-    return _prim("zeta", "zeta")(*_broadcast(x, q))
+    return _zeta(*_broadcast(x, q))
 
 
 def multigammaln(a, d):
@@ -396,10 +429,21 @@ def xlog1py(x, y):
     return _xlog1py(x, y)
 
 
+@custom_jvp
+def _xlogx(x):
+    return _xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _xlogx(x), dx * (jnp.log(x) + 1.0)
+
+
 def entr(x):
-    """-x log x elementwise: 0 at 0, -inf for x < 0."""
+    """-x log x elementwise: 0 at 0, -inf for x < 0 (derivative -(log x + 1), as JAX)."""
     x, = _promote_inexact(x)
-    return jnp.where(x < 0, _const(x, -np.inf), -xlogy(x, x))
+    return jnp.where(x < 0, _const(x, -np.inf), -_xlogx(x))
 
 
 def rel_entr(p, q):
@@ -407,19 +451,16 @@ def rel_entr(p, q):
     p, q = _promote_inexact(p, q)
     pos = (p > 0) & (q > 0)
     sp, sq = jnp.where(pos, p, 1.0), jnp.where(pos, q, 1.0)
-    val = xlogy(sp, sp) - xlogy(sp, sq)
+    val = _xlogx(sp) - _xlogy(sp, sq)
     zero = (p == 0) & (q >= 0)
     return jnp.where(pos, val, jnp.where(zero, _const(val, 0.0), _const(val, np.inf)))
 
 
 def kl_div(p, q):
-    """p log(p / q) - p + q for p, q > 0; q for p = 0, q >= 0; inf otherwise."""
+    """rel_entr(p, q) - p + q: p log(p / q) - p + q for p, q > 0; q for p = 0, q >= 0; inf
+    otherwise."""
     p, q = _promote_inexact(p, q)
-    pos = (p > 0) & (q > 0)
-    sp, sq = jnp.where(pos, p, 1.0), jnp.where(pos, q, 1.0)
-    val = xlogy(sp, sp) - xlogy(sp, sq) - sp + sq
-    zero = (p == 0) & (q >= 0)
-    return jnp.where(pos, val, jnp.where(zero, q, _const(val, np.inf)))
+    return rel_entr(p, q) - p + q
 
 
 # ---- Reductions -------------------------------------------------------------------------------
@@ -518,6 +559,43 @@ def i1(x):
     """The modified Bessel function of the first kind of order 1."""
     x, = _promote_inexact(x)
     return jnp.exp(jnp.abs(x)) * i1e(x)
+
+
+def bessel_jn(z, *, v, n_iter=50):
+    """The Bessel functions of the first kind J_0(z) ... J_v(z), shape (v + 1, *z.shape), by
+    Miller's backward recurrence from order n_iter (rescaled as it grows) normalized by
+    J_0 + 2 sum_k J_2k = 1; a power series near 0."""
+    try:
+        v, n_iter = operator.index(v), operator.index(n_iter)
+    except TypeError:
+        raise TypeError(f"[bessel_jn] v and n_iter must be concrete integers, got v={v!r}, "
+                        f"n_iter={n_iter!r}") from None
+    if v < 0 or n_iter < v:
+        raise ValueError(f"[bessel_jn] need 0 <= v <= n_iter, got v={v}, n_iter={n_iter}")
+    z, = _promote_inexact(z)
+    small = jnp.abs(z) < 1e-4
+    zs = jnp.where(small, 1.0, z)
+    f_next, f = jnp.zeros_like(zs), jnp.full_like(zs, 1e-16)  # f_{k+1}, f_k at k = n_iter + 1
+    norm = jnp.zeros_like(zs)
+    vals = {}
+    for k in range(n_iter, -1, -1):
+        f_next, f = f, 2.0 * (k + 1) * f / zs - f_next
+        if k % 2 == 0:
+            norm = norm + (2.0 if k else 1.0) * f
+        if k <= v:
+            vals[k] = f
+        big = jnp.abs(f) > 1e10
+        scale = jnp.where(big, 1e-10, 1.0)
+        f, f_next, norm = f * scale, f_next * scale, norm * scale
+        vals = {i: x * scale for i, x in vals.items()}
+    h = 0.5 * jnp.where(small, z, 0.0)
+    h2 = h * h
+    out = []
+    for n in range(v + 1):
+        lead = jnp.power(h, float(n)) * (1.0 / math.factorial(n)) if n else jnp.ones_like(h)
+        series = lead * (1.0 - h2 / (n + 1) + h2 * h2 / (2 * (n + 1) * (n + 2)))
+        out.append(jnp.where(small, series, vals[n] / norm))
+    return jnp.stack(out, axis=0)
 
 
 # ---- Exponential integrals and the dilogarithm ------------------------------------------------
