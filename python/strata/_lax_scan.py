@@ -125,6 +125,20 @@ def _implicit(sol, correction):
                  stop_gradient(correction))
 
 
+def _linear_correction(lin_solve, residual):
+    """lin_solve(residual) in derivative, for a solve linear in its right-hand side and a
+    residual zero in value: computed as lin_solve(ones + residual) - lin_solve(ones), so an
+    iterative solver is never handed a zero right-hand side (it would stop before its first
+    step, with a zero derivative), and the solve's own dependence on the parameters cancels
+    between the two terms."""
+    def ones(v):
+        v = _arr(v)
+        return _L.broadcast_in_dim(_core.asarray(1, v.dtype), tuple(v.shape), ())
+    base = _tmap(ones, residual)
+    shifted = lin_solve(_tmap(lambda o, r: _L.add(o, _arr(r)), base, residual))
+    return _tmap(lambda u, v: _L.sub(_arr(u), _arr(v)), shifted, lin_solve(base))
+
+
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """solve(f, initial_guess), a root of f, differentiated implicitly: derivatives with respect
     to the values f closes over are -tangent_solve(J, df) with J the Jacobian-vector product of
@@ -139,9 +153,9 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
 
     def g(v):
         return jvp(f, (sol,), (v,))[1]
-    # At the root f(sol) = 0, so -tangent_solve(g, f(sol)) is zero in value with the implicit
-    # derivative -J^-1 (df/dparams).
-    step = _tmap(_L.neg, tangent_solve(g, f(sol)))
+    # The derivative of -tangent_solve(g, f(sol)) is the implicit -J^-1 (df/dparams) (f(sol) is
+    # zero at the root); see _linear_correction for the form it is computed in.
+    step = _tmap(_L.neg, _linear_correction(lambda y: tangent_solve(g, y), f(sol)))
     root = _implicit(sol, step)
     return (root, stop_gradient(aux)) if has_aux else root
 
@@ -149,9 +163,9 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
                         has_aux=False):
     """x = solve(matvec, b) for the linear map matvec, differentiated implicitly:
-    dx = solve(matvec, db - dmatvec(x)), with the derivatives of b and of the values matvec
-    closes over (solve's iterations are never differentiated at the solution). has_aux: solve
-    returns (x, aux)."""
+    dx = solve(matvec, db - dmatvec(x)) for the derivatives of b and of the values matvec
+    closes over, through one more solve (differentiated) of a right-hand side carrying the
+    residual's derivative. has_aux: solve returns (x, aux)."""
     from strata.lax import stop_gradient
     bb = _tmap(_arr, b)
 
@@ -163,6 +177,6 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     # The residual b - matvec(x) is zero in value and carries db - dA x; one more solve maps it
     # to dx.
     residual = _tmap(lambda u, v: _L.sub(u, _arr(v)), bb, matvec(x))
-    dx = run(residual)[0]
+    dx = _linear_correction(lambda y: run(y)[0], residual)
     out = _implicit(x, _tmap(_arr, dx))
     return (out, stop_gradient(aux)) if has_aux else out

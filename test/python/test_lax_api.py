@@ -890,3 +890,39 @@ def test_custom_linear_solve_has_aux_jit():
     close(v, np.sum((b / [2, 4, 8]) ** 2), 1e-5)
     close(g, 2 * b / np.array([2, 4, 8]) ** 2, 1e-5)
     assert int(aux) == 1
+
+
+def _cg(matvec, b):
+    """Conjugate gradients until the residual is 1e-6 of |b| (a while_loop)."""
+    tol = 1e-12 * jnp.sum(b * b)
+
+    def cond(s):
+        return jnp.logical_and(s[3] > tol, s[4] < 50)
+
+    def body(s):
+        x, r, p, rr, k = s
+        ap = matvec(p)
+        alpha = rr / jnp.sum(p * ap)
+        x, r = x + alpha * p, r - alpha * ap
+        rr_new = jnp.sum(r * r)
+        return x, r, r + (rr_new / rr) * p, rr_new, k + 1
+    return lax.while_loop(cond, body, (jnp.zeros_like(b), b, b, jnp.sum(b * b), 0))[0]
+
+
+def test_custom_linear_solve_iterative_solver():
+    """An iterative solve (CG stopping on a relative residual) still gives the implicit
+    derivative: the extra solve is never handed a zero right-hand side."""
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((4, 4))
+    a = (q @ q.T + 4 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+
+    def loss(am, bv):
+        x = lax.custom_linear_solve(lambda v: am @ v, bv, _cg, symmetric=True)
+        return jnp.sum(x ** 2)
+    x = np.linalg.solve(a.astype(np.float64), b)
+    close(loss(jnp.asarray(a), jnp.asarray(b)), np.sum(x ** 2), 1e-4)
+    ga, gb = strata.grad(loss, argnums=(0, 1))(jnp.asarray(a), jnp.asarray(b))
+    lam = np.linalg.solve(a.T.astype(np.float64), 2 * x)
+    close(gb, lam, 1e-3)
+    close(ga, -np.outer(lam, x), 1e-3)
