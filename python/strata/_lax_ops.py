@@ -129,7 +129,6 @@ _BINARY_DOCS = {
     "le": "x <= y elementwise.", "gt": "x > y elementwise.", "ge": "x >= y elementwise.",
     "shift_left": "x << y elementwise on integers (shifts past the width give 0).",
     "shift_right_logical": "Zero-filling x >> y elementwise on the bits of integers.",
-    "nextafter": "The next representable float after x1 toward x2, elementwise.",
 }
 for _name, _doc in _BINARY_DOCS.items():
     if hasattr(_L, _name):
@@ -1066,3 +1065,74 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     def f_jvp(primals, tangents):
         return f(primals[0]), tangents[0]
     return f(x)
+
+
+# ---- Elementwise functions of other helpers' primitives, with JAX's keywords -----------------
+
+import inspect as _inspect  # noqa: E402
+
+
+class Tolerance:
+    """Requested accuracy of a unary function (atol and rtol, or atol and ulps): accepted and
+    validated; Strata has one implementation of each function."""
+
+    def __init__(self, atol=0.0, rtol=0.0, ulps=0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0:
+            raise ValueError("[Tolerance] tolerances must be non-negative")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("[Tolerance] at least one of atol, rtol, or ulps must be set")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+class AccuracyMode(_enum.Enum):
+    """HIGHEST or DEFAULT accuracy of a unary function (accepted; one implementation)."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+def _unary_with_accuracy(name, prim):
+    def op(x, accuracy=None):
+        if accuracy is not None and not isinstance(accuracy, (Tolerance, AccuracyMode)):
+            raise TypeError(f"[{name}] accuracy must be None, a lax.Tolerance or a "
+                            f"lax.AccuracyMode, got {accuracy!r}")
+        return prim(_arr(x) if not _is_pyscalar(x) else x)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} (jax.lax.{name}; `accuracy` is accepted and unused)."
+    return op
+
+
+for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
+              "sqrt", "rsqrt", "cbrt"):
+    if hasattr(_L, _name):
+        globals()[_name] = _unary_with_accuracy(_name, getattr(_L, _name))
+
+
+def _nary(name, params, doc):
+    """A wrapper of the core's n-ary elementwise `name` with JAX's parameter names, Python
+    scalars and rank-0 / size-1 broadcasting."""
+    prim = getattr(_L, name)
+    sig = _inspect.Signature([_inspect.Parameter(p, _inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                              for p in params])
+
+    def op(*args, **kwargs):
+        vals = sig.bind(*args, **kwargs).args
+        return _as_type_error(prim, *_operands(name, *vals))
+    op.__name__ = op.__qualname__ = name
+    op.__signature__ = sig
+    op.__doc__ = doc + " Python scalars and rank-0 / size-1 operands broadcast as in jax.lax."
+    return op
+
+
+_NARY = {"nextafter": (("x1", "x2"), "The next float after x1 toward x2, elementwise."),
+         "igamma": (("a", "x"), "The regularized lower incomplete gamma P(a, x)."),
+         "igammac": (("a", "x"), "The regularized upper incomplete gamma Q(a, x)."),
+         "igamma_grad_a": (("a", "x"), "d/da of igamma(a, x)."),
+         "random_gamma_grad": (("a", "x"), "The reparameterization derivative of gamma "
+                                           "samples."),
+         "polygamma": (("m", "x"), "The polygamma function of order m."),
+         "zeta": (("x", "q"), "The Hurwitz zeta function."),
+         "betainc": (("a", "b", "x"), "The regularized incomplete beta function.")}
+for _name, (_params, _doc) in _NARY.items():
+    if hasattr(_L, _name):
+        globals()[_name] = _nary(_name, _params, _doc)
+del _name

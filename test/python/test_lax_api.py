@@ -926,3 +926,92 @@ def test_custom_linear_solve_iterative_solver():
     lam = np.linalg.solve(a.T.astype(np.float64), 2 * x)
     close(gb, lam, 1e-3)
     close(ga, -np.outer(lam, x), 1e-3)
+
+
+# ---- Groups under grad, vmap and jit ---------------------------------------------------------
+
+def _shape_pipeline(u):
+    """Many shape helpers composed: u is [4, 3]."""
+    a = lax.broadcast_in_dim(u, (2, 4, 3), (1, 2))
+    a = lax.collapse(a, 0, 2)                                        # [8, 3]
+    a = lax.concatenate([a, lax.rev(a, (0,))], 1)                    # [8, 6]
+    a = lax.slice_in_dim(a, 1, -1, 2, 0)                             # [3, 6]
+    a = lax.expand_dims(lax.index_in_dim(a, 1, 1, False), (0,))      # [1, 3]
+    a = lax.squeeze(lax.transpose(lax.broadcast(a, (2,)), (1, 0, 2)), (0,))  # [2, 3]
+    a = lax.dynamic_update_slice_in_dim(lax.pad(a, 0.0, [(1, 0, 1), (0, 0, 0)]),
+                                        lax.clamp(-0.5, a[:1], 0.5), 1, 0)
+    a = lax.reshape(a, (3, 4), dimensions=(1, 0))
+    return lax.reduce_max(lax.square(a), (1,)) + lax.reduce_sum(a, (0, 1))
+
+
+def _np_shape_pipeline(u):
+    a = np.broadcast_to(u, (2, 4, 3)).reshape(8, 3)
+    a = np.concatenate([a, a[::-1]], 1)[1:-1:2]
+    a = a[:, 1][None]
+    a = np.broadcast_to(a, (2, 1, 3)).transpose(1, 0, 2)[0]
+    p = np.zeros((4, 3), a.dtype)
+    p[1::2] = a
+    p[1:2] = np.clip(a[:1], -0.5, 0.5)
+    a = p.T.reshape(3, 4)
+    return np.max(a * a, 1) + a.sum()
+
+
+def test_shape_helpers_grad_vmap_jit():
+    x = f32(4, 3)
+    close(_shape_pipeline(jnp.asarray(x)), _np_shape_pipeline(x), 1e-5)
+    close(strata.jit(_shape_pipeline)(jnp.asarray(x)), _np_shape_pipeline(x), 1e-5)
+    g = strata.grad(lambda u: jnp.sum(_shape_pipeline(u)))(jnp.asarray(x))
+    close(g, numerical_grad(lambda u: np.sum(_np_shape_pipeline(u)), x), 2e-3)
+    xs = f32(3, 4, 3)
+    per = np.stack([_np_shape_pipeline(xs[k]) for k in range(3)])
+    close(strata.vmap(_shape_pipeline)(jnp.asarray(xs)), per, 1e-5)
+
+
+def test_scatter_min_max_grad():
+    x = f32(5)
+    idx = jnp.asarray(np.array([[0], [2], [2]], np.int32))
+    u = np.array([5.0, -3.0, 4.0], np.float32)
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+
+    def ref_max(a, b):
+        a = a.copy()
+        np.maximum.at(a, [0, 2, 2], b)
+        return np.sum(a * np.arange(1, 6))
+    g = strata.grad(lambda a, b: jnp.sum(lax.scatter_max(a, idx, b, dn) * jnp.arange(1.0, 6.0)),
+                    argnums=(0, 1))(jnp.asarray(x), jnp.asarray(u))
+    close(g[0], numerical_grad(lambda a: ref_max(a, u.astype(np.float64)), x, 1e-4), 1e-3)
+    close(g[1], numerical_grad(lambda b: ref_max(x.astype(np.float64), b), u, 1e-4), 1e-3)
+    close(strata.jit(lambda a: lax.scatter_min(a, idx, jnp.asarray(u), dn))(jnp.asarray(x)),
+          np.minimum(x, np.array([5.0, np.inf, -3.0, np.inf, np.inf], np.float32)))
+
+
+def test_scatter_apply_traced_jit():
+    x = f32(6)
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+
+    @strata.jit
+    def f(a, i):
+        return lax.scatter_apply(a, i, lambda v: v * 3.0, dn, update_shape=(3,))
+    out = f(jnp.asarray(x), jnp.asarray(np.array([[4], [4], [1]], np.int32)))
+    expect = x.copy()
+    expect[4] *= 9
+    expect[1] *= 3
+    close(out, expect)
+
+
+def test_accuracy_keyword_and_nary_wrappers():
+    x = np.abs(f32(3)) + 0.1
+    close(lax.exp(jnp.asarray(x), accuracy=lax.AccuracyMode.HIGHEST), np.exp(x), 1e-6)
+    close(lax.log(jnp.asarray(x), accuracy=lax.Tolerance(atol=1e-6)), np.log(x), 1e-6)
+    close(lax.sqrt(2.0), math.sqrt(2.0), 1e-6)
+    with pytest.raises(TypeError):
+        lax.sin(jnp.asarray(x), accuracy="high")
+    with pytest.raises(ValueError):
+        lax.Tolerance()
+    from strata._lax_ops import _nary
+    op = _nary("atan2", ("x1", "x2"), "atan2.")
+    close(op(x2=jnp.ones((1, 3)), x1=jnp.asarray(x[None])), np.arctan2(x[None], 1.0), 1e-6)
+    close(op(jnp.asarray(x), 2.0), np.arctan2(x, 2.0), 1e-6)
+    if hasattr(lax, "nextafter"):
+        out = lax.nextafter(jnp.asarray(np.float32([1.0, 2.0])), 3.0)
+        np.testing.assert_array_equal(out, np.nextafter(np.float32([1, 2]), np.float32(3)))
