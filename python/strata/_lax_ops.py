@@ -256,7 +256,7 @@ def clamp(min, x, max):  # noqa: A002
 
 def integer_pow(x, y):
     """x ** y elementwise for a Python int y (negative y: the reciprocal, floats only)."""
-    return _L.integer_pow(_arr(x), _operator.index(y))
+    return _as_type_error(_L.integer_pow, _arr(x), _operator.index(y))
 
 
 def convert_element_type(operand, new_dtype):
@@ -1136,3 +1136,75 @@ for _name, (_params, _doc) in _NARY.items():
     if hasattr(_L, _name):
         globals()[_name] = _nary(_name, _params, _doc)
 del _name
+
+
+# ---- Shape and window utilities, approximate top-k -------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """The numpy-broadcast shape of `shapes` (ValueError when they do not broadcast)."""
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    if not shapes:
+        return ()
+    n = _b.max(len(s) for s in shapes)
+    padded = [(1,) * (n - len(s)) + s for s in shapes]
+    out = []
+    for ds in zip(*padded):
+        big = {d for d in ds if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+class PaddingType(_enum.Enum):
+    """Window padding schemes of padtype_to_pads."""
+    VALID = 1
+    SAME = 2
+    SAME_LOWER = 3
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """(low, high) padding per dimension for 'VALID', 'SAME' (extra at the end) or
+    'SAME_LOWER' (extra at the start) windows."""
+    if isinstance(padding, str):
+        try:
+            padding = PaddingType[padding.upper()]
+        except KeyError:
+            raise RuntimeError(f"Unrecognized padding type: expected 'VALID' or 'SAME', got "
+                               f"{padding}.") from None
+    if padding is PaddingType.VALID:
+        return [(0, 0)] * len(in_shape)
+    out = []
+    for n, w, s in zip(in_shape, window_shape, window_strides):
+        total = _b.max((-(-n // s) - 1) * s + w - n, 0)
+        lo = total // 2 if padding is PaddingType.SAME else total - total // 2
+        out.append((lo, total - lo))
+    return out
+
+
+def _k_along(operand, k, dim, largest, name):
+    x = _arr(operand)
+    k = _operator.index(k)
+    if x.ndim == 0:
+        raise TypeError(f"[{name}] needs an operand of rank >= 1")
+    dim = _axis(dim, x.ndim, name)
+    if not 0 <= k <= x.shape[dim]:
+        raise ValueError(f"[{name}] k={k} must be in [0, {x.shape[dim]}]")
+    if largest:
+        return top_k(x, k, axis=dim)
+    v, i = _L.sort([x, broadcasted_iota("int32", x.shape, dim)], dim, 1)
+    return slice_in_dim(v, 0, k, axis=dim), slice_in_dim(i, 0, k, axis=dim)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The k largest entries along reduction_dimension and their int32 indices; Strata
+    computes them exactly (recall 1)."""
+    return _k_along(operand, k, reduction_dimension, True, "approx_max_k")
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The k smallest entries along reduction_dimension (ascending) and their int32 indices;
+    computed exactly."""
+    return _k_along(operand, k, reduction_dimension, False, "approx_min_k")

@@ -304,7 +304,9 @@ from strata._lax_ops import (  # noqa: E402,F401
     full_like, zeros_like_array, iota, broadcasted_iota, sort, sort_key_val, top_k, reduce_sum,
     reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor, argmax, argmin,
     reduce, reduce_precision)
-from strata._lax_ops import Tolerance, AccuracyMode  # noqa: E402,F401
+from strata._lax_ops import (  # noqa: E402,F401
+    Tolerance, AccuracyMode, broadcast_shapes, PaddingType, padtype_to_pads, approx_max_k,
+    approx_min_k)
 from strata import _lax_ops as _ops  # noqa: E402
 # Wrappers (JAX's keywords, scalar broadcasting) of the primitives the core has in this build.
 for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",

@@ -1015,3 +1015,27 @@ def test_accuracy_keyword_and_nary_wrappers():
     if hasattr(lax, "nextafter"):
         out = lax.nextafter(jnp.asarray(np.float32([1.0, 2.0])), 3.0)
         np.testing.assert_array_equal(out, np.nextafter(np.float32([1, 2]), np.float32(3)))
+
+
+def test_broadcast_shapes_padtype_approx_k():
+    assert lax.broadcast_shapes((3, 1), (1, 4), (5, 1, 1)) == (5, 3, 4)
+    assert lax.broadcast_shapes((2,)) == (2,)
+    with pytest.raises(ValueError):
+        lax.broadcast_shapes((3, 1), (4, 1))
+    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 1), "VALID") == [(0, 0), (0, 0)]
+    # SAME: output ceil(n / s), the extra pad at the end (SAME_LOWER: at the start).
+    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 1), "SAME") == [(1, 1), (0, 1)]
+    assert lax.padtype_to_pads((6,), (4,), (1,), lax.PaddingType.SAME_LOWER) == [(2, 1)]
+    x = f32(3, 6)
+    v, i = lax.approx_max_k(jnp.asarray(x), 2)
+    order = np.argsort(-x, 1, kind="stable")[:, :2]
+    np.testing.assert_array_equal(i, order)
+    np.testing.assert_array_equal(v, np.take_along_axis(x, order, 1))
+    v, i = lax.approx_min_k(jnp.asarray(x), 3, reduction_dimension=0)
+    order = np.argsort(x, 0, kind="stable")
+    np.testing.assert_array_equal(i, order)
+    np.testing.assert_array_equal(v, np.sort(x, 0))
+    g = strata.grad(lambda u: jnp.sum(lax.approx_min_k(u, 1)[0]))(jnp.asarray(x))
+    expect = np.zeros_like(x)
+    expect[np.arange(3), x.argmin(1)] = 1
+    close(g, expect)
