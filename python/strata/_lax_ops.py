@@ -374,7 +374,7 @@ def _dot_result_dtype(lhs, rhs, preferred):
         raise TypeError(f"[dot_general] preferred_element_type {preferred} is incompatible with "
                         f"the operands' {dt}: allowed are integral->integral, integral->floating, "
                         f"floating->floating")
-    if k == pk == "f" and _size(preferred) < _size(dt):
+    if (k == pk == "f" or (k in "iu" and pk in "iu")) and _size(preferred) < _size(dt):
         raise TypeError(f"[dot_general] preferred_element_type {preferred} must not be narrower "
                         f"than the operands' {dt}")
     return preferred

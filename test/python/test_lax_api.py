@@ -1039,3 +1039,23 @@ def test_broadcast_shapes_padtype_approx_k():
     expect = np.zeros_like(x)
     expect[np.arange(3), x.argmin(1)] = 1
     close(g, expect)
+
+
+def test_more_transform_coverage():
+    x = f32(5, 3)
+    dn = lax.GatherDimensionNumbers((1,), (0,), (0,))
+    rows = np.array([[[0], [4]], [[2], [2]], [[3], [1]]], np.int32)  # a batch of index sets
+    per = np.stack([x[r[:, 0]] for r in rows])
+    close(strata.vmap(lambda i: lax.gather(jnp.asarray(x), i, dn, (1, 3)))(jnp.asarray(rows)),
+          per)
+    y = f32(4, 6)
+    close(strata.jit(lambda u: lax.sort(u, 0))(jnp.asarray(y)), np.sort(y, 0))
+    v, i = strata.jit(lambda u: lax.top_k(u, 2))(jnp.asarray(y))
+    np.testing.assert_array_equal(i, np.argsort(-y, 1, kind="stable")[:, :2])
+    d = RNG.standard_normal(50) * 10.0 ** RNG.integers(-20, 20, 50)
+    out = lax.reduce_precision(jnp.asarray(d), 8, 23)
+    if out.dtype == np.float64:  # float64 kept (x64): rounds as a cast to float32
+        np.testing.assert_array_equal(np.asarray(out), d.astype(np.float32).astype(np.float64))
+    with pytest.raises(TypeError):
+        lax.dot_general(jnp.ones((2,), "int32"), jnp.ones((2,), "int32"),
+                        (((0,), (0,)), ((), ())), preferred_element_type="int8")
