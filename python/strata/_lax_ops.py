@@ -196,15 +196,14 @@ def select(pred, on_true, on_false):
     """on_true where pred else on_false; pred is boolean, a scalar or of the cases' shape, and
     the cases agree in shape and dtype."""
     p = _arr(pred)
-    t, f = _arr(on_true) if not _is_pyscalar(on_true) else on_true, on_false
-    if _is_pyscalar(t) and not _is_pyscalar(f):
-        f = _arr(f)
-        t = _scalar_like("select", t, f)
-    elif _is_pyscalar(f):
-        t = _arr(t)
-        f = _scalar_like("select", f, t)
+    if _is_pyscalar(on_true) and not _is_pyscalar(on_false):
+        f = _arr(on_false)
+        t = _scalar_like("select", on_true, f)
+    elif _is_pyscalar(on_false) and not _is_pyscalar(on_true):
+        t = _arr(on_true)
+        f = _scalar_like("select", on_false, t)
     else:
-        t, f = _arr(t), _arr(f)
+        t, f = _arr(on_true), _arr(on_false)
     if tuple(t.shape) != tuple(f.shape):
         raise TypeError(f"[select] on_true and on_false must have the same shape, got "
                         f"{_tstr(t)} and {_tstr(f)}")

@@ -1059,3 +1059,107 @@ def test_more_transform_coverage():
     with pytest.raises(TypeError):
         lax.dot_general(jnp.ones((2,), "int32"), jnp.ones((2,), "int32"),
                         (((0,), (0,)), ((), ())), preferred_element_type="int8")
+
+
+def _np_gather(x, idx, offset_dims, collapsed, smap, sizes, obatch=(), ibatch=()):
+    """XLA's gather semantics (clamped starts) by loops: the oracle for the general cases."""
+    bshape = idx.shape[:-1]
+    window = [d for d in range(x.ndim) if d not in collapsed and d not in obatch]
+    rank = len(bshape) + len(offset_dims)
+    bpos = [p for p in range(rank) if p not in offset_dims]
+    out_shape = [0] * rank
+    for p, b in zip(bpos, bshape):
+        out_shape[p] = b
+    for p, d in zip(offset_dims, window):
+        out_shape[p] = sizes[d]
+    out = np.zeros(out_shape, x.dtype)
+    for o in np.ndindex(*out_shape):
+        b = tuple(o[p] for p in bpos)
+        pos = []
+        for d in range(x.ndim):
+            s = 0
+            if d in smap:
+                s = int(np.clip(idx[b + (smap.index(d),)], 0, x.shape[d] - sizes[d]))
+            elif d in obatch:
+                s = b[ibatch[obatch.index(d)]]
+            if d in window:
+                s += o[offset_dims[window.index(d)]]
+            pos.append(s)
+        out[o] = x[tuple(pos)]
+    return out
+
+
+GATHER_CASES = [
+    # (operand shape, index shape, offset_dims, collapsed, start_index_map, slice_sizes)
+    ((4, 5), (3, 1), (1,), (0,), (0,), (1, 5)),
+    ((4, 5), (3, 1), (0,), (0,), (0,), (1, 5)),        # window dim before the batch dim
+    ((4, 5, 6), (2, 3, 2), (2, 3), (1,), (1, 0), (2, 1, 3)),
+    ((4, 5, 6), (2, 2), (0, 1, 2), (), (2, 0), (1, 4, 2)),
+    ((6,), (2, 3, 1), (), (0,), (0,), (1,)),
+]
+
+
+@pytest.mark.parametrize("case", GATHER_CASES)
+def test_gather_general_against_loops(case):
+    shape, ishape, offset_dims, collapsed, smap, sizes = case
+    x = f32(*shape)
+    hi = max(shape) + 2
+    idx = RNG.integers(-2, hi, ishape).astype(np.int32)
+    dn = lax.GatherDimensionNumbers(offset_dims, collapsed, smap)
+    out = lax.gather(jnp.asarray(x), jnp.asarray(idx), dn, sizes, mode="clip")
+    np.testing.assert_array_equal(out, _np_gather(x, idx, offset_dims, collapsed, smap, sizes))
+    ok = np.all([(idx[..., k] >= 0) & (idx[..., k] <= shape[d] - sizes[d])
+                 for k, d in enumerate(smap)], axis=0)
+    filled = np.asarray(lax.gather(jnp.asarray(x), jnp.asarray(idx), dn, sizes, fill_value=-7.0))
+    ref = _np_gather(x, idx, offset_dims, collapsed, smap, sizes)
+    bpos = [p for p in range(ref.ndim) if p not in offset_dims]
+    expect = ref.copy()
+    for o in np.ndindex(*ref.shape):
+        if not ok[tuple(o[p] for p in bpos)]:
+            expect[o] = -7.0
+    np.testing.assert_array_equal(filled, expect)
+
+
+def _np_scatter_add(x, idx, u, uwd, iwd, sdod):
+    """XLA's scatter-add semantics (out-of-bounds windows dropped) by loops."""
+    out = x.copy()
+    usd = [p for p in range(u.ndim) if p not in uwd]
+    window = [d for d in range(x.ndim) if d not in iwd]
+    wsize = [1] * x.ndim
+    for p, d in zip(uwd, window):
+        wsize[d] = u.shape[p]
+    for e in np.ndindex(*u.shape):
+        b = tuple(e[p] for p in usd)
+        starts = [0] * x.ndim
+        for k, d in enumerate(sdod):
+            starts[d] = int(idx[b + (k,)])
+        if any(not 0 <= starts[d] <= x.shape[d] - wsize[d] for d in range(x.ndim)):
+            continue
+        pos = list(starts)
+        for p, d in zip(uwd, window):
+            pos[d] += e[p]
+        out[tuple(pos)] += u[e]
+    return out
+
+
+SCATTER_CASES = [
+    # (operand shape, index shape, updates shape, update_window_dims, inserted, sdod)
+    ((5, 4), (3, 1), (3, 4), (1,), (0,), (0,)),
+    ((5, 4), (3, 1), (4, 3), (0,), (0,), (0,)),
+    ((5, 4, 3), (2, 2), (2, 2, 3), (1, 2), (1,), (1, 0)),
+    ((6,), (2, 2, 1), (2, 2), (), (0,), (0,)),
+]
+
+
+@pytest.mark.parametrize("case", SCATTER_CASES)
+def test_scatter_general_against_loops(case):
+    shape, ishape, ushape, uwd, iwd, sdod = case
+    x, u = f32(*shape), f32(*ushape)
+    idx = RNG.integers(-1, max(shape) + 1, ishape).astype(np.int32)
+    dn = lax.ScatterDimensionNumbers(uwd, iwd, sdod)
+    out = lax.scatter_add(jnp.asarray(x), jnp.asarray(idx), jnp.asarray(u), dn)
+    close(out, _np_scatter_add(x, idx, u, uwd, iwd, sdod))
+    ones = np.ones(shape, np.float32)
+    out = lax.scatter_mul(jnp.asarray(ones), jnp.asarray(idx), jnp.asarray(np.exp(u)), dn)
+    close(np.log(np.asarray(out)), _np_scatter_add(np.zeros(shape, np.float32), idx, u, uwd,
+                                                   iwd, sdod), 1e-4)
