@@ -1163,3 +1163,18 @@ def test_scatter_general_against_loops(case):
     out = lax.scatter_mul(jnp.asarray(ones), jnp.asarray(idx), jnp.asarray(np.exp(u)), dn)
     close(np.log(np.asarray(out)), _np_scatter_add(np.zeros(shape, np.float32), idx, u, uwd,
                                                    iwd, sdod), 1e-4)
+
+
+def test_implicit_solves_higher_derivatives():
+    """Second and third derivatives of custom_root / custom_linear_solve match the analytic
+    ones (sqrt(a) and 2 / a)."""
+    a = jnp.asarray(np.float32(7.0))
+    d2 = strata.grad(strata.grad(_sqrt_root))(a)
+    d3 = strata.grad(strata.grad(strata.grad(_sqrt_root)))(a)
+    close(d2, -0.25 * 7.0 ** -1.5, 1e-6)
+    close(d3, 0.375 * 7.0 ** -2.5, 1e-6)
+
+    def inv(p):
+        return lax.custom_linear_solve(lambda v: p * v, jnp.asarray(2.0), lambda mv, r: r / mv(1.0))
+    close(strata.grad(strata.grad(inv))(a), 4.0 / 7.0 ** 3, 1e-6)
+    close(strata.hessian(lambda p: inv(p))(a), 4.0 / 7.0 ** 3, 1e-6)
