@@ -917,7 +917,7 @@ def argmin(operand, axis, index_dtype):
 def _identity_of(kind, dtype):
     """{monoid: its identity as a Python value} for the dtype."""
     if kind == "b":
-        return {"add": False, "max": False, "min": True, "and": True, "or": False, "xor": False}
+        return {"max": False, "min": True, "and": True, "or": False, "xor": False}
     if kind in "iu":
         info = _np.iinfo(_np.dtype(dtype))
         return {"add": 0, "mul": 1, "max": int(info.min), "min": int(info.max),
