@@ -1207,3 +1207,56 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     """The k smallest entries along reduction_dimension (ascending) and their int32 indices;
     computed exactly."""
     return _k_along(operand, k, reduction_dimension, False, "approx_min_k")
+
+
+# ---- Windowed reductions ---------------------------------------------------------------------
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+                  padding, base_dilation=None, window_dilation=None):
+    """computation folded over every window of window_dimensions (strided, dilated) of the
+    operand padded with init_value (padding: (low, high) per dimension, or 'VALID' / 'SAME'),
+    starting from init_value: pooling. Operand and init_value may be matching pytrees."""
+    from strata.tree_util import tree_flatten, tree_unflatten
+    xs, tree = tree_flatten(operand)
+    inits, itree = tree_flatten(init_value)
+    if tree != itree:
+        raise ValueError(f"[reduce_window] operand and init_value must have one structure, "
+                         f"got {tree!r} and {itree!r}")
+    xs = [_arr(x) for x in xs]
+    if not xs:
+        raise ValueError("[reduce_window] needs at least one operand")
+    nd = xs[0].ndim
+    win = tuple(int(w) for w in window_dimensions)
+    strides = tuple(int(s) for s in window_strides)
+    bdil = (1,) * nd if base_dilation is None else tuple(int(d) for d in base_dilation)
+    wdil = (1,) * nd if window_dilation is None else tuple(int(d) for d in window_dilation)
+    for name, v in (("window_dimensions", win), ("window_strides", strides),
+                    ("base_dilation", bdil), ("window_dilation", wdil)):
+        if len(v) != nd or any(d < 1 for d in v):
+            raise TypeError(f"[reduce_window] {name} {list(v)} must have {nd} positive entries "
+                            f"for {_tstr(xs[0])}")
+    if isinstance(padding, (str, PaddingType)):
+        dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(xs[0].shape, bdil)]
+        eff = [(w - 1) * d + 1 for w, d in zip(win, wdil)]
+        padding = padtype_to_pads(dilated, eff, strides, padding)
+    pads = [tuple(int(p) for p in pr) for pr in padding]
+    if len(pads) != nd or any(len(p) != 2 for p in pads):
+        raise ValueError(f"[reduce_window] padding must be {nd} (low, high) pairs, got {padding}")
+    inits = [_scalar_like("reduce_window", v, x) if _is_pyscalar(v) else _arr(v)
+             for v, x in zip(inits, xs)]
+    padded = [pad(x, v, [(lo, hi, b - 1) for (lo, hi), b in zip(pads, bdil)])
+              for x, v in zip(xs, inits)]
+    shape = tuple(padded[0].shape)
+    out_shape = []
+    for n, w, d, s in zip(shape, win, wdil, strides):
+        span = (w - 1) * d + 1
+        out_shape.append(0 if n < span else (n - span) // s + 1)
+    windows = [[] for _ in xs]
+    for offset in _np.ndindex(*win):
+        starts = [o * d for o, d in zip(offset, wdil)]
+        limits = [st + (m - 1) * s + 1 if m else st for st, m, s in zip(starts, out_shape,
+                                                                        strides)]
+        for k, p in enumerate(padded):
+            windows[k].append(expand_dims(slice(p, starts, limits, strides), (0,)))
+    stacked = [concatenate(w, 0) for w in windows]
+    return reduce(tree_unflatten(tree, stacked), tree_unflatten(tree, inits), computation, (0,))

@@ -306,7 +306,7 @@ from strata._lax_ops import (  # noqa: E402,F401
     reduce, reduce_precision)
 from strata._lax_ops import (  # noqa: E402,F401
     Tolerance, AccuracyMode, broadcast_shapes, PaddingType, padtype_to_pads, approx_max_k,
-    approx_min_k)
+    approx_min_k, reduce_window)
 from strata import _lax_ops as _ops  # noqa: E402
 # Wrappers (JAX's keywords, scalar broadcasting) of the primitives the core has in this build.
 for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
