@@ -948,19 +948,25 @@ _MONOID_REDUCE = {"add": reduce_sum, "mul": reduce_prod, "max": reduce_max, "min
                   "and": reduce_and, "or": reduce_or, "xor": reduce_xor}
 
 
+def _operand_trees(name, operands, init_values):
+    """(operand Arrays, init leaves, treedef) of matching pytrees, at least one leaf."""
+    from strata.tree_util import tree_flatten
+    xs, tree = tree_flatten(operands)
+    inits, itree = tree_flatten(init_values)
+    if tree != itree:
+        raise ValueError(f"[{name}] operands and init_values must have one structure, got "
+                         f"{tree!r} and {itree!r}")
+    if not xs:
+        raise ValueError(f"[{name}] needs at least one operand")
+    return [_arr(x) for x in xs], inits, tree
+
+
 def reduce(operands, init_values, computation, dimensions, out_sharding=None):  # noqa: A001
     """computation (associative and commutative, on pytrees of operands' structure) folded over
     `dimensions`, starting from init_values. lax.add/mul/max/min/bitwise ops (and their jnp
     forms) use the reduce primitives; any other computation a pairwise tree."""
     from strata.tree_util import tree_flatten, tree_unflatten
-    xs, tree = tree_flatten(operands)
-    inits, itree = tree_flatten(init_values)
-    if tree != itree:
-        raise ValueError(f"[reduce] operands and init_values must have one structure, got "
-                         f"{tree!r} and {itree!r}")
-    xs = [_arr(x) for x in xs]
-    if not xs:
-        raise ValueError("[reduce] needs at least one operand")
+    xs, inits, tree = _operand_trees("reduce", operands, init_values)
     for x in xs[1:]:
         if tuple(x.shape) != tuple(xs[0].shape):
             raise ValueError(f"[reduce] operands must have one shape, got "
@@ -1216,15 +1222,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     """computation folded over every window of window_dimensions (strided, dilated) of the
     operand padded with init_value (padding: (low, high) per dimension, or 'VALID' / 'SAME'),
     starting from init_value: pooling. Operand and init_value may be matching pytrees."""
-    from strata.tree_util import tree_flatten, tree_unflatten
-    xs, tree = tree_flatten(operand)
-    inits, itree = tree_flatten(init_value)
-    if tree != itree:
-        raise ValueError(f"[reduce_window] operand and init_value must have one structure, "
-                         f"got {tree!r} and {itree!r}")
-    xs = [_arr(x) for x in xs]
-    if not xs:
-        raise ValueError("[reduce_window] needs at least one operand")
+    from strata.tree_util import tree_unflatten
+    xs, inits, tree = _operand_trees("reduce_window", operand, init_value)
     nd = xs[0].ndim
     win = tuple(int(w) for w in window_dimensions)
     strides = tuple(int(s) for s in window_strides)
