@@ -65,7 +65,7 @@ def _ints(v):
     return tuple(int(i) for i in v)
 
 
-def _check_indices(name, idx, n_map):
+def _check_indices(name, idx, n_map, keep_wide=False):
     if _kind(idx.dtype) not in "iu":
         raise TypeError(f"[{name}] indices must be integers, got {_tstr(idx)}")
     if idx.ndim == 0:
@@ -74,7 +74,9 @@ def _check_indices(name, idx, n_map):
     if idx.shape[-1] != n_map:
         raise TypeError(f"[{name}] the index vector has {idx.shape[-1]} entries but the "
                         f"dimension numbers map {n_map}")
-    return idx if idx.dtype == _np.dtype("int32") else _L.convert_element_type(idx, "int32")
+    if idx.dtype == _np.dtype("int32") or (keep_wide and idx.dtype == _np.dtype("int64")):
+        return idx
+    return _L.convert_element_type(idx, "int32")
 
 
 def _column(idx, k):
@@ -195,10 +197,11 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     return out
 
 
-def _scatter_setup(name, operand, indices, updates, dimension_numbers, mode):
-    """Validated (operand, int32 indices, updates, ScatterDimensionNumbers without batching
-    dims, mode), batching dims turned into iota index columns and clip mode into clamped
-    indices."""
+def _scatter_setup(name, operand, indices, updates, dimension_numbers, mode, direct=False):
+    """Validated (operand, int32 indices, updates, the core's (update_window_dims,
+    inserted_window_dims, scatter_dims_to_operand_dims), window size per operand dimension):
+    batching dims turned into iota index columns, clip mode into clamped indices; `direct` (the
+    core's scatters) keeps int64 indices where no column is built."""
     x, idx, u = _arr(operand), _arr(indices), _arr(updates)
     if _is_pyscalar(updates):
         u = _scalar_like(name, updates, x)
@@ -208,7 +211,8 @@ def _scatter_setup(name, operand, indices, updates, dimension_numbers, mode):
     sdod, obatch = _ints(dn.scatter_dims_to_operand_dims), _ints(dn.operand_batching_dims)
     ibatch = _ints(dn.scatter_indices_batching_dims)
     mode = GatherScatterMode.from_any(mode)
-    idx = _check_indices(name, idx, len(sdod))
+    idx = _check_indices(name, idx, len(sdod), direct and not obatch and
+                         mode is not GatherScatterMode.CLIP)
     if u.dtype != x.dtype:
         raise TypeError(f"[{name}] updates {_tstr(u)} must have the operand's dtype {x.dtype}")
     if len(obatch) != len(ibatch):
@@ -252,7 +256,7 @@ def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are
     """operand with the update windows written at scatter_indices (windows that do not fit are
     dropped by default, clamped with mode='clip'); repeated indices keep one of the values."""
     x, idx, u, dn, _ = _scatter_setup("scatter", operand, scatter_indices, updates,
-                                      dimension_numbers, mode)
+                                      dimension_numbers, mode, direct=True)
     return _as_type_error(_L.scatter, x, idx, u, dn)
 
 
@@ -261,7 +265,7 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
     """operand with the update windows added at scatter_indices (repeated indices accumulate;
     windows that do not fit are dropped, or clamped with mode='clip')."""
     x, idx, u, dn, _ = _scatter_setup("scatter_add", operand, scatter_indices, updates,
-                                      dimension_numbers, mode)
+                                      dimension_numbers, mode, direct=True)
     return _as_type_error(_L.scatter_add, x, idx, u, dn)
 
 
@@ -269,7 +273,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted=False, unique_indices=False, mode=None):
     """operand with the update windows subtracted at scatter_indices (as scatter_add)."""
     x, idx, u, dn, _ = _scatter_setup("scatter_sub", operand, scatter_indices, updates,
-                                      dimension_numbers, mode)
+                                      dimension_numbers, mode, direct=True)
     return _as_type_error(_L.scatter_add, x, idx, _L.neg(u), dn)
 
 

@@ -129,7 +129,6 @@ _BINARY_DOCS = {
     "le": "x <= y elementwise.", "gt": "x > y elementwise.", "ge": "x >= y elementwise.",
     "shift_left": "x << y elementwise on integers (shifts past the width give 0).",
     "shift_right_logical": "Zero-filling x >> y elementwise on the bits of integers.",
-    "nextafter": "The next representable float after x1 toward x2, elementwise.",
 }
 for _name, _doc in _BINARY_DOCS.items():
     if hasattr(_L, _name):
@@ -197,15 +196,14 @@ def select(pred, on_true, on_false):
     """on_true where pred else on_false; pred is boolean, a scalar or of the cases' shape, and
     the cases agree in shape and dtype."""
     p = _arr(pred)
-    t, f = _arr(on_true) if not _is_pyscalar(on_true) else on_true, on_false
-    if _is_pyscalar(t) and not _is_pyscalar(f):
-        f = _arr(f)
-        t = _scalar_like("select", t, f)
-    elif _is_pyscalar(f):
-        t = _arr(t)
-        f = _scalar_like("select", f, t)
+    if _is_pyscalar(on_true) and not _is_pyscalar(on_false):
+        f = _arr(on_false)
+        t = _scalar_like("select", on_true, f)
+    elif _is_pyscalar(on_false) and not _is_pyscalar(on_true):
+        t = _arr(on_true)
+        f = _scalar_like("select", on_false, t)
     else:
-        t, f = _arr(t), _arr(f)
+        t, f = _arr(on_true), _arr(on_false)
     if tuple(t.shape) != tuple(f.shape):
         raise TypeError(f"[select] on_true and on_false must have the same shape, got "
                         f"{_tstr(t)} and {_tstr(f)}")
@@ -257,7 +255,7 @@ def clamp(min, x, max):  # noqa: A002
 
 def integer_pow(x, y):
     """x ** y elementwise for a Python int y (negative y: the reciprocal, floats only)."""
-    return _L.integer_pow(_arr(x), _operator.index(y))
+    return _as_type_error(_L.integer_pow, _arr(x), _operator.index(y))
 
 
 def convert_element_type(operand, new_dtype):
@@ -375,7 +373,7 @@ def _dot_result_dtype(lhs, rhs, preferred):
         raise TypeError(f"[dot_general] preferred_element_type {preferred} is incompatible with "
                         f"the operands' {dt}: allowed are integral->integral, integral->floating, "
                         f"floating->floating")
-    if k == pk == "f" and _size(preferred) < _size(dt):
+    if (k == pk == "f" or (k in "iu" and pk in "iu")) and _size(preferred) < _size(dt):
         raise TypeError(f"[dot_general] preferred_element_type {preferred} must not be narrower "
                         f"than the operands' {dt}")
     return preferred
@@ -919,7 +917,7 @@ def argmin(operand, axis, index_dtype):
 def _identity_of(kind, dtype):
     """{monoid: its identity as a Python value} for the dtype."""
     if kind == "b":
-        return {"add": False, "max": False, "min": True, "and": True, "or": False, "xor": False}
+        return {"max": False, "min": True, "and": True, "or": False, "xor": False}
     if kind in "iu":
         info = _np.iinfo(_np.dtype(dtype))
         return {"add": 0, "mul": 1, "max": int(info.min), "min": int(info.max),
@@ -950,19 +948,25 @@ _MONOID_REDUCE = {"add": reduce_sum, "mul": reduce_prod, "max": reduce_max, "min
                   "and": reduce_and, "or": reduce_or, "xor": reduce_xor}
 
 
+def _operand_trees(name, operands, init_values):
+    """(operand Arrays, init leaves, treedef) of matching pytrees, at least one leaf."""
+    from strata.tree_util import tree_flatten
+    xs, tree = tree_flatten(operands)
+    inits, itree = tree_flatten(init_values)
+    if tree != itree:
+        raise ValueError(f"[{name}] operands and init_values must have one structure, got "
+                         f"{tree!r} and {itree!r}")
+    if not xs:
+        raise ValueError(f"[{name}] needs at least one operand")
+    return [_arr(x) for x in xs], inits, tree
+
+
 def reduce(operands, init_values, computation, dimensions, out_sharding=None):  # noqa: A001
     """computation (associative and commutative, on pytrees of operands' structure) folded over
     `dimensions`, starting from init_values. lax.add/mul/max/min/bitwise ops (and their jnp
     forms) use the reduce primitives; any other computation a pairwise tree."""
     from strata.tree_util import tree_flatten, tree_unflatten
-    xs, tree = tree_flatten(operands)
-    inits, itree = tree_flatten(init_values)
-    if tree != itree:
-        raise ValueError(f"[reduce] operands and init_values must have one structure, got "
-                         f"{tree!r} and {itree!r}")
-    xs = [_arr(x) for x in xs]
-    if not xs:
-        raise ValueError("[reduce] needs at least one operand")
+    xs, inits, tree = _operand_trees("reduce", operands, init_values)
     for x in xs[1:]:
         if tuple(x.shape) != tuple(xs[0].shape):
             raise ValueError(f"[reduce] operands must have one shape, got "
@@ -1066,3 +1070,192 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     def f_jvp(primals, tangents):
         return f(primals[0]), tangents[0]
     return f(x)
+
+
+# ---- Elementwise functions of other helpers' primitives, with JAX's keywords -----------------
+
+import inspect as _inspect  # noqa: E402
+
+
+class Tolerance:
+    """Requested accuracy of a unary function (atol and rtol, or atol and ulps): accepted and
+    validated; Strata has one implementation of each function."""
+
+    def __init__(self, atol=0.0, rtol=0.0, ulps=0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0:
+            raise ValueError("[Tolerance] tolerances must be non-negative")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("[Tolerance] at least one of atol, rtol, or ulps must be set")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+class AccuracyMode(_enum.Enum):
+    """HIGHEST or DEFAULT accuracy of a unary function (accepted; one implementation)."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+def _unary_with_accuracy(name, prim):
+    def op(x, accuracy=None):
+        if accuracy is not None and not isinstance(accuracy, (Tolerance, AccuracyMode)):
+            raise TypeError(f"[{name}] accuracy must be None, a lax.Tolerance or a "
+                            f"lax.AccuracyMode, got {accuracy!r}")
+        return prim(_arr(x) if not _is_pyscalar(x) else x)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} (jax.lax.{name}; `accuracy` is accepted and unused)."
+    return op
+
+
+for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
+              "sqrt", "rsqrt", "cbrt"):
+    if hasattr(_L, _name):
+        globals()[_name] = _unary_with_accuracy(_name, getattr(_L, _name))
+
+
+def _nary(name, params, doc):
+    """A wrapper of the core's n-ary elementwise `name` with JAX's parameter names, Python
+    scalars and rank-0 / size-1 broadcasting."""
+    prim = getattr(_L, name)
+    sig = _inspect.Signature([_inspect.Parameter(p, _inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                              for p in params])
+
+    def op(*args, **kwargs):
+        vals = sig.bind(*args, **kwargs).args
+        return _as_type_error(prim, *_operands(name, *vals))
+    op.__name__ = op.__qualname__ = name
+    op.__signature__ = sig
+    op.__doc__ = doc + " Python scalars and rank-0 / size-1 operands broadcast as in jax.lax."
+    return op
+
+
+_NARY = {"nextafter": (("x1", "x2"), "The next float after x1 toward x2, elementwise."),
+         "igamma": (("a", "x"), "The regularized lower incomplete gamma P(a, x)."),
+         "igammac": (("a", "x"), "The regularized upper incomplete gamma Q(a, x)."),
+         "igamma_grad_a": (("a", "x"), "d/da of igamma(a, x)."),
+         "random_gamma_grad": (("a", "x"), "The reparameterization derivative of gamma "
+                                           "samples."),
+         "polygamma": (("m", "x"), "The polygamma function of order m."),
+         "zeta": (("x", "q"), "The Hurwitz zeta function."),
+         "betainc": (("a", "b", "x"), "The regularized incomplete beta function.")}
+for _name, (_params, _doc) in _NARY.items():
+    if hasattr(_L, _name):
+        globals()[_name] = _nary(_name, _params, _doc)
+del _name
+
+
+# ---- Shape and window utilities, approximate top-k -------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """The numpy-broadcast shape of `shapes` (ValueError when they do not broadcast)."""
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    if not shapes:
+        return ()
+    n = _b.max(len(s) for s in shapes)
+    padded = [(1,) * (n - len(s)) + s for s in shapes]
+    out = []
+    for ds in zip(*padded):
+        big = {d for d in ds if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+class PaddingType(_enum.Enum):
+    """Window padding schemes of padtype_to_pads."""
+    VALID = 1
+    SAME = 2
+    SAME_LOWER = 3
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """(low, high) padding per dimension for 'VALID', 'SAME' (extra at the end) or
+    'SAME_LOWER' (extra at the start) windows."""
+    if isinstance(padding, str):
+        try:
+            padding = PaddingType[padding.upper()]
+        except KeyError:
+            raise RuntimeError(f"Unrecognized padding type: expected 'VALID' or 'SAME', got "
+                               f"{padding}.") from None
+    if padding is PaddingType.VALID:
+        return [(0, 0)] * len(in_shape)
+    out = []
+    for n, w, s in zip(in_shape, window_shape, window_strides):
+        total = _b.max((-(-n // s) - 1) * s + w - n, 0)
+        lo = total // 2 if padding is PaddingType.SAME else total - total // 2
+        out.append((lo, total - lo))
+    return out
+
+
+def _k_along(operand, k, dim, largest, name):
+    x = _arr(operand)
+    k = _operator.index(k)
+    if x.ndim == 0:
+        raise TypeError(f"[{name}] needs an operand of rank >= 1")
+    dim = _axis(dim, x.ndim, name)
+    if not 0 <= k <= x.shape[dim]:
+        raise ValueError(f"[{name}] k={k} must be in [0, {x.shape[dim]}]")
+    if largest:
+        return top_k(x, k, axis=dim)
+    v, i = _L.sort([x, broadcasted_iota("int32", x.shape, dim)], dim, 1)
+    return slice_in_dim(v, 0, k, axis=dim), slice_in_dim(i, 0, k, axis=dim)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The k largest entries along reduction_dimension and their int32 indices; Strata
+    computes them exactly (recall 1)."""
+    return _k_along(operand, k, reduction_dimension, True, "approx_max_k")
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The k smallest entries along reduction_dimension (ascending) and their int32 indices;
+    computed exactly."""
+    return _k_along(operand, k, reduction_dimension, False, "approx_min_k")
+
+
+# ---- Windowed reductions ---------------------------------------------------------------------
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+                  padding, base_dilation=None, window_dilation=None):
+    """computation folded over every window of window_dimensions (strided, dilated) of the
+    operand padded with init_value (padding: (low, high) per dimension, or 'VALID' / 'SAME'),
+    starting from init_value: pooling. Operand and init_value may be matching pytrees."""
+    from strata.tree_util import tree_unflatten
+    xs, inits, tree = _operand_trees("reduce_window", operand, init_value)
+    nd = xs[0].ndim
+    win = tuple(int(w) for w in window_dimensions)
+    strides = tuple(int(s) for s in window_strides)
+    bdil = (1,) * nd if base_dilation is None else tuple(int(d) for d in base_dilation)
+    wdil = (1,) * nd if window_dilation is None else tuple(int(d) for d in window_dilation)
+    for name, v in (("window_dimensions", win), ("window_strides", strides),
+                    ("base_dilation", bdil), ("window_dilation", wdil)):
+        if len(v) != nd or any(d < 1 for d in v):
+            raise TypeError(f"[reduce_window] {name} {list(v)} must have {nd} positive entries "
+                            f"for {_tstr(xs[0])}")
+    if isinstance(padding, (str, PaddingType)):
+        dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(xs[0].shape, bdil)]
+        eff = [(w - 1) * d + 1 for w, d in zip(win, wdil)]
+        padding = padtype_to_pads(dilated, eff, strides, padding)
+    pads = [tuple(int(p) for p in pr) for pr in padding]
+    if len(pads) != nd or any(len(p) != 2 for p in pads):
+        raise ValueError(f"[reduce_window] padding must be {nd} (low, high) pairs, got {padding}")
+    inits = [_scalar_like("reduce_window", v, x) if _is_pyscalar(v) else _arr(v)
+             for v, x in zip(inits, xs)]
+    padded = [pad(x, v, [(lo, hi, b - 1) for (lo, hi), b in zip(pads, bdil)])
+              for x, v in zip(xs, inits)]
+    shape = tuple(padded[0].shape)
+    out_shape = []
+    for n, w, d, s in zip(shape, win, wdil, strides):
+        span = (w - 1) * d + 1
+        out_shape.append(0 if n < span else (n - span) // s + 1)
+    windows = [[] for _ in xs]
+    for offset in _np.ndindex(*win):
+        starts = [o * d for o, d in zip(offset, wdil)]
+        limits = [st + (m - 1) * s + 1 if m else st for st, m, s in zip(starts, out_shape,
+                                                                        strides)]
+        for k, p in enumerate(padded):
+            windows[k].append(expand_dims(slice(p, starts, limits, strides), (0,)))
+    stacked = [concatenate(w, 0) for w in windows]
+    return reduce(tree_unflatten(tree, stacked), tree_unflatten(tree, inits), computation, (0,))

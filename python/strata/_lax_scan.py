@@ -117,19 +117,38 @@ def _tmap(f, *trees):
     return tree_map(f, *trees)
 
 
-def _implicit(sol, correction):
-    """sol (constant) plus correction - stop_gradient(correction): sol's value, correction's
-    derivative."""
+def _refined(sol, newton_step, stages=2):
+    """sol's value with the derivatives of the implicit solution: each stage is one Newton
+    step x + newton_step(x) from the previous stage, whose derivative in x vanishes at the
+    root, so stage k has correct derivatives up to order 2^k - 1 (sol itself is a constant).
+    Only the derivative of each step is kept (y - stop_gradient(y) is zero in value)."""
     from strata.lax import stop_gradient
-    return _tmap(lambda s, c, cs: _L.add(s, _L.sub(c, cs)), sol, correction,
-                 stop_gradient(correction))
+    x = sol
+    for _ in range(stages):
+        y = _tmap(lambda u, d: _L.add(u, _arr(d)), x, newton_step(x))
+        x = _tmap(lambda s0, v, vs: _L.add(s0, _L.sub(v, vs)), sol, y, stop_gradient(y))
+    return x
+
+
+def _linear_correction(lin_solve, residual):
+    """lin_solve(residual) in derivative, for a solve linear in its right-hand side and a
+    residual zero in value: computed as lin_solve(ones + residual) - lin_solve(ones), so an
+    iterative solver is never handed a zero right-hand side (it would stop before its first
+    step, with a zero derivative), and the solve's own dependence on the parameters cancels
+    between the two terms."""
+    def ones(v):
+        v = _arr(v)
+        return _L.broadcast_in_dim(_core.asarray(1, v.dtype), tuple(v.shape), ())
+    base = _tmap(ones, residual)
+    shifted = lin_solve(_tmap(lambda o, r: _L.add(o, _arr(r)), base, residual))
+    return _tmap(lambda u, v: _L.sub(_arr(u), _arr(v)), shifted, lin_solve(base))
 
 
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """solve(f, initial_guess), a root of f, differentiated implicitly: derivatives with respect
     to the values f closes over are -tangent_solve(J, df) with J the Jacobian-vector product of
-    f at the root (solve's iterations are never differentiated). has_aux: solve returns
-    (root, aux)."""
+    f at the root (solve's iterations are never differentiated; derivatives up to third order
+    come from two Newton steps through tangent_solve). has_aux: solve returns (root, aux)."""
     from strata.api import jvp
     from strata.lax import stop_gradient
     guess = _tmap(_arr, initial_guess)
@@ -137,21 +156,22 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     sol, aux = out if has_aux else (out, None)
     sol = stop_gradient(_tmap(_arr, sol))
 
-    def g(v):
-        return jvp(f, (sol,), (v,))[1]
-    # At the root f(sol) = 0, so -tangent_solve(g, f(sol)) is zero in value with the implicit
-    # derivative -J^-1 (df/dparams).
-    step = _tmap(_L.neg, tangent_solve(g, f(sol)))
-    root = _implicit(sol, step)
+    def newton_step(x):
+        # -J(x)^-1 f(x) through tangent_solve with J(x) v = jvp(f, x, v).
+        def g(v):
+            return jvp(f, (x,), (v,))[1]
+        return _tmap(_L.neg, _linear_correction(lambda y: tangent_solve(g, y), f(x)))
+    root = _refined(sol, newton_step)
     return (root, stop_gradient(aux)) if has_aux else root
 
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
                         has_aux=False):
     """x = solve(matvec, b) for the linear map matvec, differentiated implicitly:
-    dx = solve(matvec, db - dmatvec(x)), with the derivatives of b and of the values matvec
-    closes over (solve's iterations are never differentiated at the solution). has_aux: solve
-    returns (x, aux)."""
+    dx = solve(matvec, db - dmatvec(x)) for the derivatives of b and of the values matvec
+    closes over, through further solves (differentiated) of right-hand sides carrying the
+    residual's derivative (two refinement steps: derivatives up to third order). has_aux:
+    solve returns (x, aux)."""
     from strata.lax import stop_gradient
     bb = _tmap(_arr, b)
 
@@ -160,9 +180,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
         return out if has_aux else (out, None)
     x, aux = run(stop_gradient(bb))
     x = stop_gradient(_tmap(_arr, x))
-    # The residual b - matvec(x) is zero in value and carries db - dA x; one more solve maps it
-    # to dx.
-    residual = _tmap(lambda u, v: _L.sub(u, _arr(v)), bb, matvec(x))
-    dx = run(residual)[0]
-    out = _implicit(x, _tmap(_arr, dx))
+    def newton_step(y):
+        # solve(matvec, b - matvec(y)): zero in value at the solution, carrying db - dA y.
+        residual = _tmap(lambda u, v: _L.sub(u, _arr(v)), bb, matvec(y))
+        return _linear_correction(lambda r: run(r)[0], residual)
+    out = _refined(x, newton_step)
     return (out, stop_gradient(aux)) if has_aux else out

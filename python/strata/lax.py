@@ -304,9 +304,17 @@ from strata._lax_ops import (  # noqa: E402,F401
     full_like, zeros_like_array, iota, broadcasted_iota, sort, sort_key_val, top_k, reduce_sum,
     reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor, argmax, argmin,
     reduce, reduce_precision)
+from strata._lax_ops import (  # noqa: E402,F401
+    Tolerance, AccuracyMode, broadcast_shapes, PaddingType, padtype_to_pads, approx_max_k,
+    approx_min_k, reduce_window)
 from strata import _lax_ops as _ops  # noqa: E402
-if hasattr(_ops, "nextafter"):
-    nextafter = _ops.nextafter
+# Wrappers (JAX's keywords, scalar broadcasting) of the primitives the core has in this build.
+for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
+              "sqrt", "rsqrt", "cbrt", "nextafter", "igamma", "igammac", "igamma_grad_a",
+              "random_gamma_grad", "polygamma", "zeta", "betainc"):
+    if hasattr(_ops, _name):
+        globals()[_name] = getattr(_ops, _name)
+del _name
 from strata._lax_indexing import (  # noqa: E402,F401
     GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
     scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply, index_take)
