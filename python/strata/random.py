@@ -225,6 +225,10 @@ class PRNGKeyArray:
 
     __hash__ = None
 
+    def __array__(self, dtype=None):
+        raise TypeError("[key] a typed key array cannot be converted to a numpy array; use "
+                        "strata.random.key_data(keys)")
+
     def __repr__(self):
         try:
             data = _np.asarray(self._base)

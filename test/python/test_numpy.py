@@ -119,9 +119,9 @@ def test_nn_against_formulas():
 
 
 def test_random():
-    k = random.key(0)
+    k = random.PRNGKey(0)
     assert k.shape == (2,) and k.dtype == np.uint32
-    np.testing.assert_array_equal(np.asarray(k), np.asarray(random.PRNGKey(0)))
+    np.testing.assert_array_equal(np.asarray(random.key_data(random.key(0))), np.asarray(k))
     k1, k2 = random.split(k)
     assert not np.array_equal(np.asarray(k1), np.asarray(k2))
     u = np.asarray(random.uniform(k1, (1000,), minval=2.0, maxval=3.0))
