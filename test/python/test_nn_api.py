@@ -394,3 +394,18 @@ def test_initializers_jit_and_typed_key():
     f = init.he_normal()
     close(strata.jit(lambda k: f(k, (8, 4)))(KEY), f(KEY, (8, 4)), rtol=1e-6)
     close(f(random.key(42), (8, 4)), f(KEY, (8, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
+def test_activations_keep_low_precision_dtypes(dtype):
+    x = jnp.asarray(np.array([-1.5, 0.3, 2.0], np.float32)).astype(dtype)
+    for name in sorted(ACTIVATIONS) + ["log1mexp", "softmax", "log_softmax", "logsumexp",
+                                       "standardize"]:
+        y = getattr(nn, name)(x)
+        assert y.dtype == x.dtype, name
+        ref = ACTIVATIONS.get(name)
+        if ref is not None:
+            close(np.asarray(y.astype(np.float32)), ref(np.asarray(x.astype(np.float32),
+                                                                   np.float64)),
+                  rtol=2e-2, atol=2e-2)
+    assert nn.gelu(x, approximate=False).dtype == x.dtype

@@ -146,9 +146,9 @@ def gelu(x, approximate=True):
     (erf) with approximate=False."""
     x = _inexact("gelu", x)
     if approximate:
-        c = _np.sqrt(2 / _np.pi)
+        c = _math.sqrt(2 / _math.pi)
         return x * (0.5 * (1.0 + _jnp.tanh(c * (x + 0.044715 * (x ** 3)))))
-    return x * (_lax.erf(x / _np.sqrt(2.0).astype(_np.float32)) + 1) / 2
+    return x * (_lax.erf(x / _math.sqrt(2.0)) + 1) / 2
 
 
 def glu(x, axis=-1):
