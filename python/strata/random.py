@@ -3,7 +3,6 @@ names and algorithms over Threefry-2x32 (bit-compatible with JAX's default PRNG 
 jax_threefry_partitionable=False). A key is a raw u32[2] array (`PRNGKey`) or a typed key array
 (`key`); every sampler takes either."""
 
-import math as _math
 import operator as _operator
 
 import numpy as _np
@@ -200,8 +199,8 @@ class PRNGKeyArray:
     def reshape(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
-        n = self.size
-        shape = tuple(n // max(1, -int(_np.prod(shape))) if s == -1 else s for s in shape)
+        known = int(_np.prod([s for s in shape if s != -1]))
+        shape = tuple(self.size // max(known, 1) if s == -1 else s for s in shape)
         return PRNGKeyArray(_jnp.reshape(self._base, shape + (2,)))
 
     def ravel(self):
@@ -252,7 +251,7 @@ def _key(name, key):
     if key.dtype != _U32 or key.ndim < 1 or key.shape[-1] != 2:
         raise TypeError(
             f"[{name}] JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 "
-            f"and key_data.shape[-1] = 2, got {key.type_str() if hasattr(key, 'type_str') else key}")
+            f"and key_data.shape[-1] = 2, got {key.type_str()}")
     return key, False
 
 

@@ -1,8 +1,6 @@
 """strata.nn (jax.nn's names) and strata.nn.initializers against numpy / scipy
 references, finite differences, per-example loops and eager runs."""
 
-import math
-
 import numpy as np
 import pytest
 import scipy.special
@@ -313,7 +311,8 @@ def test_simple_initializers():
 
 def fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
     """JAX's fan formula written out for the test."""
-    size = lambda ax: shape[ax] if isinstance(ax, int) else int(np.prod([shape[i] for i in ax]))  # noqa: E731,E501
+    def size(ax):
+        return shape[ax] if isinstance(ax, int) else int(np.prod([shape[i] for i in ax]))
     rf = np.prod(shape) / size(in_axis) / size(out_axis) / size(batch_axis)
     return size(in_axis) * rf, size(out_axis) * rf
 

@@ -478,7 +478,8 @@ def test_gamma_implicit_gradient():
     close(g, want, rtol=2e-3, atol=1e-5)
     lg = np.asarray(strata.grad(lambda aa: jnp.sum(random.loggamma(k, aa)))(a))
     zl = np.exp(np.asarray(random.loggamma(k, a), np.float64))
-    dFl = (scipy.special.gammainc(a64 + eps, zl) - scipy.special.gammainc(a64 - eps, zl)) / (2 * eps)
+    dFl = (scipy.special.gammainc(a64 + eps, zl) -
+           scipy.special.gammainc(a64 - eps, zl)) / (2 * eps)
     close(lg, -dFl / scipy.stats.gamma(a64).pdf(zl) / zl, rtol=2e-3, atol=1e-5)
 
 

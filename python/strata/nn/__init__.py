@@ -6,7 +6,6 @@ import operator as _operator
 
 import numpy as _np
 
-from strata import _core
 from strata import lax as _lax
 from strata import numpy as _jnp
 from strata._core.nn import layer_norm, rms_norm  # noqa: F401
