@@ -87,10 +87,6 @@ def _arr(x, dtype=None):
     return a
 
 
-def _full(shape, value, dtype):
-    return _jnp.full(tuple(shape), value, dtype)
-
-
 def _shape(shape, name):
     if shape is None:
         return None

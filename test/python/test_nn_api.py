@@ -408,3 +408,18 @@ def test_activations_keep_low_precision_dtypes(dtype):
                                                                    np.float64)),
                   rtol=2e-2, atol=2e-2)
     assert nn.gelu(x, approximate=False).dtype == x.dtype
+
+
+def test_scaled_matmul():
+    lhs = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    rhs = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    ls = rng.random((2, 3, 2)).astype(np.float32) + 0.5
+    rs = rng.random((2, 5, 2)).astype(np.float32) + 0.5
+    want = np.einsum("bmk,bnk->bmn", lhs * np.repeat(ls, 4, axis=-1),
+                     rhs * np.repeat(rs, 4, axis=-1))
+    close(nn.scaled_matmul(lhs, rhs, ls, rs), want, rtol=1e-5, atol=1e-5)
+    g = strata.grad(lambda a: jnp.sum(nn.scaled_matmul(a, rhs, ls, rs)))(lhs)
+    close(g, np.repeat(ls, 4, -1) * np.sum(rhs * np.repeat(rs, 4, -1), axis=1)[:, None, :],
+          rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"\[scaled_matmul\]"):
+        nn.scaled_matmul(lhs, rhs, ls[..., :1], rs)

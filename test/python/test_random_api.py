@@ -534,3 +534,12 @@ def test_gamma_jvp_wiring(monkeypatch):
     gv = strata.vmap(strata.grad(lambda kk, aa: jnp.sum(random.gamma(kk, aa)), 1), (0, None))(ks, a)
     zs = np.stack([np.asarray(random.gamma(ks[i], a)) for i in range(2)])
     close(gv, a + 2 * zs, rtol=1e-6)
+
+
+def test_keys_from_traced_seeds():
+    raw = strata.vmap(random.PRNGKey)(jnp.arange(3))
+    same(raw, [[0, 0], [0, 1], [0, 2]])
+    typed = strata.vmap(random.key)(jnp.arange(3))
+    assert isinstance(typed, random.PRNGKeyArray) and typed.shape == (3,)
+    got = strata.vmap(lambda s: random.uniform(random.key(s)))(jnp.arange(3))
+    close(got, [float(random.uniform(random.PRNGKey(i))) for i in range(3)])
