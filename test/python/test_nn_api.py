@@ -423,3 +423,19 @@ def test_scaled_matmul():
           rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match=r"\[scaled_matmul\]"):
         nn.scaled_matmul(lhs, rhs, ls[..., :1], rs)
+
+
+def test_one_hot_relu_and_initializers_under_transforms():
+    idx = np.array([[0, 3, 1], [2, 2, 0]])
+    close(strata.vmap(lambda i: nn.one_hot(i, 4, axis=0))(idx),
+          np.stack([np.asarray(nn.one_hot(i, 4, axis=0)) for i in idx]))
+    close(strata.jit(lambda i: nn.one_hot(i, 4))(idx), np.eye(4)[idx])
+    x = np.array([[-1.0, 0.0, 2.0], [3.0, -0.5, 0.0]], np.float32)
+    gv = strata.vmap(strata.grad(lambda r: jnp.sum(nn.relu(r) * r)))(x)
+    close(gv, np.where(x > 0, 2 * x, 0.0))
+    _, tangent = strata.jvp(nn.relu6, (x,), (np.ones_like(x),))
+    close(tangent, ((x > 0) & (x < 6)).astype(np.float32))
+    ks = random.split(random.PRNGKey(0), 3)
+    w = strata.vmap(lambda k: init.glorot_normal()(k, (4, 5)))(ks)
+    close(w, np.stack([np.asarray(init.glorot_normal()(ks[i], (4, 5))) for i in range(3)]),
+          rtol=1e-6)
