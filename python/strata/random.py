@@ -1201,6 +1201,26 @@ def _poisson_knuth(base, lam, shape, d, max_iters):
     return _lax.convert_element_type(k - 1, d)
 
 
+def _rejection_loop(base, shape, dtype, max_iters, propose):
+    """JAX's transformed-rejection loop (poisson and binomial): each round splits the key in
+    three, draws u uniform in [-1/2, 1/2) and v in [0, 1), and takes propose(u, v)'s candidate
+    wherever it accepts, until every element has accepted once."""
+    def body(c):
+        i, k_out, accepted, rng = c
+        ks = _c.split(rng, 3)
+        u = _uniform(ks[1], shape, dtype) - 0.5
+        v = _uniform(ks[2], shape, dtype)
+        k, accept = propose(u, v)
+        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+
+    def cond(c):
+        return _jnp.any(~c[2]) & (c[0] < max_iters)
+
+    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, dtype),
+            _jnp.zeros(shape, bool), base)
+    return _lax.while_loop(cond, body, init)[1]
+
+
 def _poisson_rejection(base, lam, shape, d, max_iters):
     log_lam = _jnp.log(lam)
     b = 0.931 + 2.53 * _jnp.sqrt(lam)
@@ -1208,26 +1228,17 @@ def _poisson_rejection(base, lam, shape, d, max_iters):
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
-    def body(c):
-        i, k_out, accepted, rng = c
-        ks = _c.split(rng, 3)
-        u = _uniform(ks[1], shape, lam.dtype) - 0.5
-        v = _uniform(ks[2], shape, lam.dtype)
+    def propose(u, v):
         us = 0.5 - _jnp.abs(u)
         k = _jnp.floor((2 * a / us + b) * u + lam + 0.43)
         s = _jnp.log(v * inv_alpha / (a / (us * us) + b))
         tt = -lam + k * log_lam - _lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
-        accept = accept1 | (~reject & (s <= tt))
-        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+        return k, accept1 | (~reject & (s <= tt))
 
-    def cond(c):
-        return _jnp.any(~c[2]) & (c[0] < max_iters)
-
-    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, lam.dtype),
-            _jnp.zeros(shape, bool), base)
-    return _lax.convert_element_type(_lax.while_loop(cond, body, init)[1], d)
+    k = _rejection_loop(base, shape, lam.dtype, max_iters, propose)
+    return _lax.convert_element_type(k, d)
 
 
 def poisson(key, lam, shape=None, dtype=None):
@@ -1288,11 +1299,7 @@ def _btrs(base, count, prob, shape, max_iters):
     alpha = (2.83 + 5.1 / b) * stddev
     m = _jnp.floor((count + 1) * prob)
 
-    def body(cr):
-        i, k_out, accepted, rng = cr
-        ks = _c.split(rng, 3)
-        u = _uniform(ks[1], shape, prob.dtype) - 0.5
-        v = _uniform(ks[2], shape, prob.dtype)
+    def propose(u, v):
         us = 0.5 - _jnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
         k = _jnp.floor((2 * a / us + b) * u + c)
@@ -1303,15 +1310,9 @@ def _btrs(base, count, prob, shape, max_iters):
               + (k + 0.5) * _jnp.log(r * (count - k + 1) / (k + 1))
               + _stirling_tail(m) + _stirling_tail(count - m)
               - _stirling_tail(k) - _stirling_tail(count - k))
-        accept = accept1 | (~reject & (v <= ub))
-        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+        return k, accept1 | (~reject & (v <= ub))
 
-    def cond(cr):
-        return _jnp.any(~cr[2]) & (cr[0] < max_iters)
-
-    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, prob.dtype),
-            _jnp.zeros(shape, bool), base)
-    return _lax.while_loop(cond, body, init)[1]
+    return _rejection_loop(base, shape, prob.dtype, max_iters, propose)
 
 
 def binomial(key, n, p, shape=None, dtype=None):
