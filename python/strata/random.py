@@ -615,7 +615,7 @@ def _randint(base, shape, minval, maxval, d):
     out_of_range = _jnp.broadcast_to(out_of_range, shape)
     k1, k2 = _split2(base)
     if nbits == 64:
-        raise NotImplementedError("[randint] 64-bit dtypes need uint64 arithmetic")
+        return _randint64(k1, k2, shape, minval, maxval, d)
     if nbits == 32:
         hb, lb = _bits32(k1, shape), _bits32(k2, shape)
     else:
@@ -646,6 +646,42 @@ def _randint(base, shape, minval, maxval, d):
     return minval + _lax.convert_element_type(off, d)
 
 
+def _randint64(k1, k2, shape, minval, maxval, d):
+    """JAX's randint remainder algorithm for int64, its uint64 arithmetic done on int64 bit
+    patterns (Strata has no uint64): products and sums wrap alike, and unsigned remainders and
+    comparisons are rebuilt from signed ones."""
+    full = lambda v: _jnp.full(shape, v, d)  # noqa: E731
+    sign = full(-2 ** 63)
+
+    def u64(hi, lo):
+        return _lax.bitwise_or(_lax.shift_left(_lax.convert_element_type(hi, d), full(32)),
+                               _lax.convert_element_type(lo, d))
+
+    def ult(a, b):
+        return _lax.bitwise_xor(a, sign) < _lax.bitwise_xor(b, sign)
+
+    def addmod(a, b, m):  # (a + b) mod m for a, b in [0, m), without overflow
+        return _jnp.where(a >= m - b, a - (m - b), a + b)
+
+    def umod(x, m):  # x mod m for uint64 bit patterns x and m != 0
+        big = m < 0  # m >= 2**63: x < 2 m, one subtraction at most
+        small = _jnp.where(big, full(1), m)
+        r = _lax.rem(x, small)
+        r = _jnp.where(r < 0, r + small, r)
+        two63 = _lax.rem(_lax.rem(full(2 ** 63 - 1), small) + 1, small)
+        r = _jnp.where(x < 0, addmod(r, addmod(two63, two63, small), small), r)
+        return _jnp.where(big, _jnp.where(ult(x, m), x, x - m), r)
+
+    hb, lb = u64(*_bits64(k1, shape)), u64(*_bits64(k2, shape))
+    span = _jnp.where(maxval <= minval, full(1), maxval - minval)
+    zero = span == full(0)
+    m = _jnp.where(zero, full(1), span)
+    mult = umod(full(2 ** 32), m)
+    mult = umod(mult * mult, m)
+    off = umod(umod(hb, m) * mult + umod(lb, m), m)
+    return minval + _jnp.where(zero, lb, off)
+
+
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniform in [minval, maxval) (arrays broadcast against shape), as JAX's two-word
     remainder algorithm."""
@@ -655,11 +691,8 @@ def randint(key, shape, minval, maxval, dtype=None):
         raise TypeError(f"[randint] randint only accepts integer dtypes, got {d}")
     shape = _shape(shape, "randint")
     _check_shape("randint", shape, _np.shape(minval), _np.shape(maxval))
-    if _np.iinfo(d).bits == 64:
-        if all(isinstance(v, (int, _np.integer)) for v in (minval, maxval)):
-            return _c.randint(base, shape, int(minval), int(maxval), d)
-        raise NotImplementedError("[randint] 64-bit dtypes with array bounds need uint64, which "
-                                  "Strata does not have yet")
+    if d == _np.dtype("uint64"):
+        raise NotImplementedError("[randint] uint64 results are not supported yet")
     return _randint(base, shape, minval, maxval, d)
 
 
@@ -1251,7 +1284,7 @@ def poisson(key, lam, shape=None, dtype=None):
     use_knuth = _jnp.isnan(lam) | (lam < 10)
     lam_knuth = _jnp.where(use_knuth, lam, _jnp.zeros(shape, lam.dtype))
     lam_rej = _jnp.where(use_knuth, _jnp.full(shape, 1e5, lam.dtype), lam)
-    max_iters = _np.iinfo(d).max
+    max_iters = _np.iinfo(_np.int32).max  # the loop counter is int32
     res = _jnp.where(use_knuth, _poisson_knuth(base, lam_knuth, shape, d, max_iters),
                      _poisson_rejection(base, lam_rej, shape, d, max_iters))
     return _jnp.where(lam == 0, _jnp.zeros(shape, d), res)
