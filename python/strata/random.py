@@ -193,6 +193,7 @@ class PRNGKeyArray:
             yield self[i]
 
     def reshape(self, *shape):
+        """The same keys in a new shape (one -1 is inferred)."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
         known = int(_np.prod([s for s in shape if s != -1]))
@@ -200,11 +201,13 @@ class PRNGKeyArray:
         return PRNGKeyArray(_jnp.reshape(self._base, shape + (2,)))
 
     def ravel(self):
+        """The keys as a flat array."""
         return self.reshape(-1)
 
     flatten = ravel
 
     def transpose(self, *axes):
+        """The key array with its axes permuted (reversed by default)."""
         axes = list(axes[0]) if len(axes) == 1 and not isinstance(axes[0], int) else list(axes)
         axes = axes or list(range(self.ndim))[::-1]
         return PRNGKeyArray(_jnp.transpose(self._base, axes + [self.ndim]))
