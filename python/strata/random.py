@@ -3,7 +3,6 @@ names and algorithms over Threefry-2x32 (bit-compatible with JAX's default PRNG 
 jax_threefry_partitionable=False). A key is a raw u32[2] array (`PRNGKey`) or a typed key array
 (`key`); every sampler takes either."""
 
-import math as _math
 import operator as _operator
 
 import numpy as _np
@@ -86,10 +85,6 @@ def _arr(x, dtype=None):
     if dtype is not None and a.dtype != dtype:
         a = _lax.convert_element_type(a, dtype)
     return a
-
-
-def _full(shape, value, dtype):
-    return _jnp.full(tuple(shape), value, dtype)
 
 
 def _shape(shape, name):
@@ -198,18 +193,21 @@ class PRNGKeyArray:
             yield self[i]
 
     def reshape(self, *shape):
+        """The same keys in a new shape (one -1 is inferred)."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
-        n = self.size
-        shape = tuple(n // max(1, -int(_np.prod(shape))) if s == -1 else s for s in shape)
+        known = int(_np.prod([s for s in shape if s != -1]))
+        shape = tuple(self.size // max(known, 1) if s == -1 else s for s in shape)
         return PRNGKeyArray(_jnp.reshape(self._base, shape + (2,)))
 
     def ravel(self):
+        """The keys as a flat array."""
         return self.reshape(-1)
 
     flatten = ravel
 
     def transpose(self, *axes):
+        """The key array with its axes permuted (reversed by default)."""
         axes = list(axes[0]) if len(axes) == 1 and not isinstance(axes[0], int) else list(axes)
         axes = axes or list(range(self.ndim))[::-1]
         return PRNGKeyArray(_jnp.transpose(self._base, axes + [self.ndim]))
@@ -224,6 +222,10 @@ class PRNGKeyArray:
         return eq if eq is NotImplemented else _jnp.logical_not(eq)
 
     __hash__ = None
+
+    def __array__(self, dtype=None):
+        raise TypeError("[key] a typed key array cannot be converted to a numpy array; use "
+                        "strata.random.key_data(keys)")
 
     def __repr__(self):
         try:
@@ -248,7 +250,7 @@ def _key(name, key):
     if key.dtype != _U32 or key.ndim < 1 or key.shape[-1] != 2:
         raise TypeError(
             f"[{name}] JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 "
-            f"and key_data.shape[-1] = 2, got {key.type_str() if hasattr(key, 'type_str') else key}")
+            f"and key_data.shape[-1] = 2, got {key.type_str()}")
     return key, False
 
 
@@ -616,7 +618,7 @@ def _randint(base, shape, minval, maxval, d):
     out_of_range = _jnp.broadcast_to(out_of_range, shape)
     k1, k2 = _split2(base)
     if nbits == 64:
-        raise NotImplementedError("[randint] 64-bit dtypes need uint64 arithmetic")
+        return _randint64(k1, k2, shape, minval, maxval, d)
     if nbits == 32:
         hb, lb = _bits32(k1, shape), _bits32(k2, shape)
     else:
@@ -647,6 +649,42 @@ def _randint(base, shape, minval, maxval, d):
     return minval + _lax.convert_element_type(off, d)
 
 
+def _randint64(k1, k2, shape, minval, maxval, d):
+    """JAX's randint remainder algorithm for int64, its uint64 arithmetic done on int64 bit
+    patterns (Strata has no uint64): products and sums wrap alike, and unsigned remainders and
+    comparisons are rebuilt from signed ones."""
+    full = lambda v: _jnp.full(shape, v, d)  # noqa: E731
+    sign = full(-2 ** 63)
+
+    def u64(hi, lo):
+        return _lax.bitwise_or(_lax.shift_left(_lax.convert_element_type(hi, d), full(32)),
+                               _lax.convert_element_type(lo, d))
+
+    def ult(a, b):
+        return _lax.bitwise_xor(a, sign) < _lax.bitwise_xor(b, sign)
+
+    def addmod(a, b, m):  # (a + b) mod m for a, b in [0, m), without overflow
+        return _jnp.where(a >= m - b, a - (m - b), a + b)
+
+    def umod(x, m):  # x mod m for uint64 bit patterns x and m != 0
+        big = m < 0  # m >= 2**63: x < 2 m, one subtraction at most
+        small = _jnp.where(big, full(1), m)
+        r = _lax.rem(x, small)
+        r = _jnp.where(r < 0, r + small, r)
+        two63 = _lax.rem(_lax.rem(full(2 ** 63 - 1), small) + 1, small)
+        r = _jnp.where(x < 0, addmod(r, addmod(two63, two63, small), small), r)
+        return _jnp.where(big, _jnp.where(ult(x, m), x, x - m), r)
+
+    hb, lb = u64(*_bits64(k1, shape)), u64(*_bits64(k2, shape))
+    span = _jnp.where(maxval <= minval, full(1), maxval - minval)
+    zero = span == full(0)
+    m = _jnp.where(zero, full(1), span)
+    mult = umod(full(2 ** 32), m)
+    mult = umod(mult * mult, m)
+    off = umod(umod(hb, m) * mult + umod(lb, m), m)
+    return minval + _jnp.where(zero, lb, off)
+
+
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniform in [minval, maxval) (arrays broadcast against shape), as JAX's two-word
     remainder algorithm."""
@@ -656,11 +694,8 @@ def randint(key, shape, minval, maxval, dtype=None):
         raise TypeError(f"[randint] randint only accepts integer dtypes, got {d}")
     shape = _shape(shape, "randint")
     _check_shape("randint", shape, _np.shape(minval), _np.shape(maxval))
-    if _np.iinfo(d).bits == 64:
-        if all(isinstance(v, (int, _np.integer)) for v in (minval, maxval)):
-            return _c.randint(base, shape, int(minval), int(maxval), d)
-        raise NotImplementedError("[randint] 64-bit dtypes with array bounds need uint64, which "
-                                  "Strata does not have yet")
+    if d == _np.dtype("uint64"):
+        raise NotImplementedError("[randint] uint64 results are not supported yet")
     return _randint(base, shape, minval, maxval, d)
 
 
@@ -1202,6 +1237,26 @@ def _poisson_knuth(base, lam, shape, d, max_iters):
     return _lax.convert_element_type(k - 1, d)
 
 
+def _rejection_loop(base, shape, dtype, max_iters, propose):
+    """JAX's transformed-rejection loop (poisson and binomial): each round splits the key in
+    three, draws u uniform in [-1/2, 1/2) and v in [0, 1), and takes propose(u, v)'s candidate
+    wherever it accepts, until every element has accepted once."""
+    def body(c):
+        i, k_out, accepted, rng = c
+        ks = _c.split(rng, 3)
+        u = _uniform(ks[1], shape, dtype) - 0.5
+        v = _uniform(ks[2], shape, dtype)
+        k, accept = propose(u, v)
+        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+
+    def cond(c):
+        return _jnp.any(~c[2]) & (c[0] < max_iters)
+
+    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, dtype),
+            _jnp.zeros(shape, bool), base)
+    return _lax.while_loop(cond, body, init)[1]
+
+
 def _poisson_rejection(base, lam, shape, d, max_iters):
     log_lam = _jnp.log(lam)
     b = 0.931 + 2.53 * _jnp.sqrt(lam)
@@ -1209,26 +1264,17 @@ def _poisson_rejection(base, lam, shape, d, max_iters):
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
-    def body(c):
-        i, k_out, accepted, rng = c
-        ks = _c.split(rng, 3)
-        u = _uniform(ks[1], shape, lam.dtype) - 0.5
-        v = _uniform(ks[2], shape, lam.dtype)
+    def propose(u, v):
         us = 0.5 - _jnp.abs(u)
         k = _jnp.floor((2 * a / us + b) * u + lam + 0.43)
         s = _jnp.log(v * inv_alpha / (a / (us * us) + b))
         tt = -lam + k * log_lam - _lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
-        accept = accept1 | (~reject & (s <= tt))
-        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+        return k, accept1 | (~reject & (s <= tt))
 
-    def cond(c):
-        return _jnp.any(~c[2]) & (c[0] < max_iters)
-
-    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, lam.dtype),
-            _jnp.zeros(shape, bool), base)
-    return _lax.convert_element_type(_lax.while_loop(cond, body, init)[1], d)
+    k = _rejection_loop(base, shape, lam.dtype, max_iters, propose)
+    return _lax.convert_element_type(k, d)
 
 
 def poisson(key, lam, shape=None, dtype=None):
@@ -1241,7 +1287,7 @@ def poisson(key, lam, shape=None, dtype=None):
     use_knuth = _jnp.isnan(lam) | (lam < 10)
     lam_knuth = _jnp.where(use_knuth, lam, _jnp.zeros(shape, lam.dtype))
     lam_rej = _jnp.where(use_knuth, _jnp.full(shape, 1e5, lam.dtype), lam)
-    max_iters = _np.iinfo(d).max
+    max_iters = _np.iinfo(_np.int32).max  # the loop counter is int32
     res = _jnp.where(use_knuth, _poisson_knuth(base, lam_knuth, shape, d, max_iters),
                      _poisson_rejection(base, lam_rej, shape, d, max_iters))
     return _jnp.where(lam == 0, _jnp.zeros(shape, d), res)
@@ -1289,11 +1335,7 @@ def _btrs(base, count, prob, shape, max_iters):
     alpha = (2.83 + 5.1 / b) * stddev
     m = _jnp.floor((count + 1) * prob)
 
-    def body(cr):
-        i, k_out, accepted, rng = cr
-        ks = _c.split(rng, 3)
-        u = _uniform(ks[1], shape, prob.dtype) - 0.5
-        v = _uniform(ks[2], shape, prob.dtype)
+    def propose(u, v):
         us = 0.5 - _jnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
         k = _jnp.floor((2 * a / us + b) * u + c)
@@ -1304,15 +1346,9 @@ def _btrs(base, count, prob, shape, max_iters):
               + (k + 0.5) * _jnp.log(r * (count - k + 1) / (k + 1))
               + _stirling_tail(m) + _stirling_tail(count - m)
               - _stirling_tail(k) - _stirling_tail(count - k))
-        accept = accept1 | (~reject & (v <= ub))
-        return i + 1, _jnp.where(accept, k, k_out), accepted | accept, ks[0]
+        return k, accept1 | (~reject & (v <= ub))
 
-    def cond(cr):
-        return _jnp.any(~cr[2]) & (cr[0] < max_iters)
-
-    init = (_jnp.asarray(_np.int32(0)), _jnp.full(shape, -1.0, prob.dtype),
-            _jnp.zeros(shape, bool), base)
-    return _lax.while_loop(cond, body, init)[1]
+    return _rejection_loop(base, shape, prob.dtype, max_iters, propose)
 
 
 def binomial(key, n, p, shape=None, dtype=None):

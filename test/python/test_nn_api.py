@@ -1,8 +1,6 @@
 """strata.nn (jax.nn's names) and strata.nn.initializers against numpy / scipy
 references, finite differences, per-example loops and eager runs."""
 
-import math
-
 import numpy as np
 import pytest
 import scipy.special
@@ -313,7 +311,8 @@ def test_simple_initializers():
 
 def fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
     """JAX's fan formula written out for the test."""
-    size = lambda ax: shape[ax] if isinstance(ax, int) else int(np.prod([shape[i] for i in ax]))  # noqa: E731,E501
+    def size(ax):
+        return shape[ax] if isinstance(ax, int) else int(np.prod([shape[i] for i in ax]))
     rf = np.prod(shape) / size(in_axis) / size(out_axis) / size(batch_axis)
     return size(in_axis) * rf, size(out_axis) * rf
 
@@ -394,3 +393,49 @@ def test_initializers_jit_and_typed_key():
     f = init.he_normal()
     close(strata.jit(lambda k: f(k, (8, 4)))(KEY), f(KEY, (8, 4)), rtol=1e-6)
     close(f(random.key(42), (8, 4)), f(KEY, (8, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
+def test_activations_keep_low_precision_dtypes(dtype):
+    x = jnp.asarray(np.array([-1.5, 0.3, 2.0], np.float32)).astype(dtype)
+    for name in sorted(ACTIVATIONS) + ["log1mexp", "softmax", "log_softmax", "logsumexp",
+                                       "standardize"]:
+        y = getattr(nn, name)(x)
+        assert y.dtype == x.dtype, name
+        ref = ACTIVATIONS.get(name)
+        if ref is not None:
+            close(np.asarray(y.astype(np.float32)), ref(np.asarray(x.astype(np.float32),
+                                                                   np.float64)),
+                  rtol=2e-2, atol=2e-2)
+    assert nn.gelu(x, approximate=False).dtype == x.dtype
+
+
+def test_scaled_matmul():
+    lhs = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    rhs = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    ls = rng.random((2, 3, 2)).astype(np.float32) + 0.5
+    rs = rng.random((2, 5, 2)).astype(np.float32) + 0.5
+    want = np.einsum("bmk,bnk->bmn", lhs * np.repeat(ls, 4, axis=-1),
+                     rhs * np.repeat(rs, 4, axis=-1))
+    close(nn.scaled_matmul(lhs, rhs, ls, rs), want, rtol=1e-5, atol=1e-5)
+    g = strata.grad(lambda a: jnp.sum(nn.scaled_matmul(a, rhs, ls, rs)))(lhs)
+    close(g, np.repeat(ls, 4, -1) * np.sum(rhs * np.repeat(rs, 4, -1), axis=1)[:, None, :],
+          rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"\[scaled_matmul\]"):
+        nn.scaled_matmul(lhs, rhs, ls[..., :1], rs)
+
+
+def test_one_hot_relu_and_initializers_under_transforms():
+    idx = np.array([[0, 3, 1], [2, 2, 0]])
+    close(strata.vmap(lambda i: nn.one_hot(i, 4, axis=0))(idx),
+          np.stack([np.asarray(nn.one_hot(i, 4, axis=0)) for i in idx]))
+    close(strata.jit(lambda i: nn.one_hot(i, 4))(idx), np.eye(4)[idx])
+    x = np.array([[-1.0, 0.0, 2.0], [3.0, -0.5, 0.0]], np.float32)
+    gv = strata.vmap(strata.grad(lambda r: jnp.sum(nn.relu(r) * r)))(x)
+    close(gv, np.where(x > 0, 2 * x, 0.0))
+    _, tangent = strata.jvp(nn.relu6, (x,), (np.ones_like(x),))
+    close(tangent, ((x > 0) & (x < 6)).astype(np.float32))
+    ks = random.split(random.PRNGKey(0), 3)
+    w = strata.vmap(lambda k: init.glorot_normal()(k, (4, 5)))(ks)
+    close(w, np.stack([np.asarray(init.glorot_normal()(ks[i], (4, 5))) for i in range(3)]),
+          rtol=1e-6)

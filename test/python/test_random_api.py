@@ -478,7 +478,8 @@ def test_gamma_implicit_gradient():
     close(g, want, rtol=2e-3, atol=1e-5)
     lg = np.asarray(strata.grad(lambda aa: jnp.sum(random.loggamma(k, aa)))(a))
     zl = np.exp(np.asarray(random.loggamma(k, a), np.float64))
-    dFl = (scipy.special.gammainc(a64 + eps, zl) - scipy.special.gammainc(a64 - eps, zl)) / (2 * eps)
+    dFl = (scipy.special.gammainc(a64 + eps, zl) -
+           scipy.special.gammainc(a64 - eps, zl)) / (2 * eps)
     close(lg, -dFl / scipy.stats.gamma(a64).pdf(zl) / zl, rtol=2e-3, atol=1e-5)
 
 
@@ -533,3 +534,50 @@ def test_gamma_jvp_wiring(monkeypatch):
     gv = strata.vmap(strata.grad(lambda kk, aa: jnp.sum(random.gamma(kk, aa)), 1), (0, None))(ks, a)
     zs = np.stack([np.asarray(random.gamma(ks[i], a)) for i in range(2)])
     close(gv, a + 2 * zs, rtol=1e-6)
+
+
+def test_keys_from_traced_seeds():
+    raw = strata.vmap(random.PRNGKey)(jnp.arange(3))
+    same(raw, [[0, 0], [0, 1], [0, 2]])
+    typed = strata.vmap(random.key)(jnp.arange(3))
+    assert isinstance(typed, random.PRNGKeyArray) and typed.shape == (3,)
+    got = strata.vmap(lambda s: random.uniform(random.key(s)))(jnp.arange(3))
+    close(got, [float(random.uniform(random.PRNGKey(i))) for i in range(3)])
+
+
+@pytest.fixture
+def x64(monkeypatch):
+    """jax_enable_x64 on: through strata.config where the option exists, else by the module's
+    own switch."""
+    try:
+        old = strata.config.read("jax_enable_x64")
+    except AttributeError:
+        monkeypatch.setattr(random, "_x64", lambda: True)
+        yield
+        return
+    strata.config.update("jax_enable_x64", True)
+    yield
+    strata.config.update("jax_enable_x64", old)
+
+
+def test_x64_values(x64):
+    k = random.PRNGKey(0)
+    got = random.randint(k, (3, 3), 0, 8)
+    assert got.dtype == np.int64
+    same(got, [[7, 2, 6], [2, 1, 0], [6, 7, 7]])  # JAX's testPRNGValues with x64
+    same(random.randint(k, (3, 3), 0, 8, dtype=jnp.int32), [[2, 1, 3], [6, 1, 5], [6, 3, 4]])
+    same(random.PRNGKey(-1), [4294967295, 4294967295])
+    same(random.PRNGKey(2 ** 40 + 3), [256, 3])
+    wide = np.asarray(random.randint(k, (20000,), -2 ** 63, 2 ** 63 - 1))
+    assert wide.min() < -2 ** 62 and wide.max() > 2 ** 62
+    big = np.asarray(random.randint(k, (20000,), 5, 5 + 3 * 2 ** 61)) - 5
+    assert big.min() >= 0 and big.max() < 3 * 2 ** 61 and big.max() > 2 * 2 ** 61
+    counts = np.bincount(np.asarray(random.randint(k, (12000,), 0, 6)), minlength=6)
+    assert scipy.stats.chisquare(counts).pvalue > 1e-3
+    u = random.uniform(k, (5,))
+    assert u.dtype == np.float64
+    w = np.asarray(random._words(k, 10))
+    b64 = (w[:5].astype(np.uint64) << np.uint64(32)) | w[5:].astype(np.uint64)
+    same(u, ((b64 >> np.uint64(12)) | np.uint64(0x3FF0000000000000)).view(np.float64) - 1.0)
+    p = random.poisson(k, jnp.asarray([3.0, 30.0]), (2,))
+    assert p.dtype == np.int64 and np.all(np.asarray(p) >= 0)

@@ -6,7 +6,6 @@ import operator as _operator
 
 import numpy as _np
 
-from strata import _core
 from strata import lax as _lax
 from strata import numpy as _jnp
 from strata._core.nn import layer_norm, rms_norm  # noqa: F401
@@ -66,9 +65,6 @@ def identity(x):
 def sigmoid(x):
     """1 / (1 + exp(-x)) (lax.logistic)."""
     return _lax.logistic(_inexact("sigmoid", x))
-
-
-expit = sigmoid
 
 
 def silu(x):
@@ -146,9 +142,9 @@ def gelu(x, approximate=True):
     (erf) with approximate=False."""
     x = _inexact("gelu", x)
     if approximate:
-        c = _np.sqrt(2 / _np.pi)
+        c = _math.sqrt(2 / _math.pi)
         return x * (0.5 * (1.0 + _jnp.tanh(c * (x + 0.044715 * (x ** 3)))))
-    return x * (_lax.erf(x / _np.sqrt(2.0).astype(_np.float32)) + 1) / 2
+    return x * (_lax.erf(x / _math.sqrt(2.0)) + 1) / 2
 
 
 def glu(x, axis=-1):
@@ -422,9 +418,36 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     return _jnp.reshape(enc, out_shape)
 
 
+def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=_np.float32):
+    """Block-scaled batched matmul: (lhs * scales) @ (rhs * scales)^T with lhs (B, M, K), rhs
+    (B, N, K) and scales (B, M | N, K // block), each scale covering a block of K."""
+    lhs, rhs = _jnp.asarray(lhs), _jnp.asarray(rhs)
+    ls, rs = _jnp.asarray(lhs_scales), _jnp.asarray(rhs_scales)
+    if lhs.ndim != 3 or rhs.ndim != 3 or ls.ndim != 3 or rs.ndim != 3:
+        raise ValueError(f"[scaled_matmul] operands and scales must be rank 3, got "
+                         f"{lhs.type_str()}, {rhs.type_str()}, {ls.type_str()}, {rs.type_str()}")
+    B, M, K = lhs.shape
+    if rhs.shape[0] != B or rhs.shape[2] != K:
+        raise ValueError(f"[scaled_matmul] lhs {lhs.type_str()} and rhs {rhs.type_str()} must "
+                         f"agree in batch and contracting dimensions")
+    if K % ls.shape[-1] or ls.shape[-1] != rs.shape[-1] or tuple(ls.shape[:2]) != (B, M) or \
+            tuple(rs.shape[:2]) != tuple(rhs.shape[:2]):
+        raise ValueError(f"[scaled_matmul] scales {ls.type_str()} and {rs.type_str()} do not "
+                         f"tile {lhs.type_str()} and {rhs.type_str()} in blocks of K")
+    block = K // ls.shape[-1]
+    out_t = _np.dtype(preferred_element_type) if preferred_element_type is not None \
+        else _np.dtype("float32")
+
+    def dequant(x, sc):
+        sc = _jnp.reshape(_jnp.broadcast_to(sc.astype(out_t)[..., None], sc.shape + (block,)),
+                          x.shape)
+        return x.astype(out_t) * sc
+    return _jnp.einsum("bmk,bnk->bmn", dequant(lhs, ls), dequant(rhs, rs))
+
+
 __all__ = [
     "celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
     "hard_swish", "hard_tanh", "identity", "initializers", "leaky_relu", "log1mexp",
-    "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",
+    "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "scaled_matmul", "selu",
     "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
     "squareplus", "standardize", "swish", "tanh", "layer_norm", "rms_norm"]
