@@ -39,10 +39,15 @@ def test_name_lists_are_sorted_sourced_and_clean():
 
 
 def test_lookup_follows_strata_namespaces():
-    assert jc.strata_object("jax.numpy.sum") is not None
-    assert jc.strata_object("jax.numpy.no_such_name") is None
+    import strata.numpy
+    assert jc.strata_object("jax.numpy.sum") is strata.numpy.sum
+    assert jc.strata_object("jax.numpy.no_such_name") is jc._ABSENT
+    assert jc.strata_object("jax.no_such_module.sum") is jc._ABSENT
     # A foreign module reached through an attribute is not a Strata namespace.
-    assert jc.strata_object("jax._np") is None
+    assert jc.strata_object("jax._np") is jc._ABSENT
+    # A name whose value is None (numpy's newaxis) is still provided.
+    if hasattr(strata.numpy, "newaxis"):
+        assert jc.strata_object("jax.numpy.newaxis") is None
 
 
 def test_mention_conventions(tmp_path, monkeypatch):
@@ -50,6 +55,7 @@ def test_mention_conventions(tmp_path, monkeypatch):
     doc.write_text(
         "# Differences\n`jnp.not_in_section` is discussed here.\n\n"
         "## Names not provided\n"
+        "Prose, not a list item: `jnp.prose_name`, `jnp.`\n"
         "- `jax.numpy.fft.*`: complex numbers (issue 16)\n"
         "- `jnp.float8_*`, `lax.psum()`: reasons\n"
         "- `pmap`: multi-device\n"
@@ -66,6 +72,7 @@ def test_mention_conventions(tmp_path, monkeypatch):
     assert not jc.is_listed("jax.lax.psum_scatter", m)
     assert not jc.is_listed("jax.numpy.not_in_section", m)
     assert not jc.is_listed("jax.numpy.after_section", m)
+    assert not jc.is_listed("jax.numpy.prose_name", m)
 
 
 def test_check_fails_on_unlisted_and_stale_names(tmp_path, monkeypatch, capsys):
