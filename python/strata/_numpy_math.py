@@ -29,7 +29,8 @@ __all__ = ["round", "around", "rint", "fix", "trunc", "clip", "mod", "fmod", "di
            "complexfloating", "character", "flexible", "euler_gamma", "vectorize",
            "frompyfunc", "apply_along_axis", "apply_over_axes", "fromfunction", "printoptions",
            "set_printoptions", "get_printoptions", "array_repr", "array_str", "save", "savez",
-           "load", "frombuffer", "fromstring", "fromiter", "s_", "index_exp", "r_", "c_"]
+           "load", "frombuffer", "fromstring", "fromiter", "fromfile", "s_", "index_exp", "r_",
+           "c_", "spacing", "einsum_path"]
 
 
 def _bin(x1, x2):
@@ -170,6 +171,19 @@ def modf(x, out=None):
 
 
 # ---- Signs and special values ----------------------------------------------------------------
+
+def spacing(x):
+    """The distance from x to the next representable number away from zero (negative for
+    negative x; NaN for infinities and NaN)."""
+    x = to_float(arr(x))
+    fi = finfo(x.dtype)
+    _, e = frexp(x)
+    sp = ldexp(_c.ones_like(x), e - 1 - int(fi.nmant))
+    tiny = cast(arr(float(fi.smallest_subnormal)), x.dtype)
+    sp = _c.where(_c.logical_or(_c.equal(x, 0), _c.less(sp, tiny)), tiny, sp)
+    sp = _c.where(_c.less(x, 0), -sp, sp)
+    return _c.where(_c.isfinite(x), sp, _c.full((), _np.nan, x.dtype))
+
 
 def signbit(x):
     """True where the sign bit is set (negative numbers, -0.0, negative NaNs)."""
@@ -1175,6 +1189,20 @@ def fromstring(string, dtype=float, count=-1, *, sep):
 def fromiter(iterable, dtype, count=-1):
     """An Array of the values of an iterable."""
     return arr(_np.fromiter(iterable, to_dtype(dtype), count))
+
+
+def fromfile(*args, **kwargs):
+    """Not supported (as in JAX): read with numpy.fromfile and convert with asarray."""
+    raise NotImplementedError("[fromfile] reading files inside traced code is not supported: "
+                              "use numpy.fromfile and strata.numpy.asarray")
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """numpy's contraction order for einsum over operands of these shapes (the path, and a
+    printable report)."""
+    ops = [_np.zeros(o.shape, _np.float32) if hasattr(o, "shape") else o for o in operands]
+    return _np.einsum_path(subscripts, *ops, optimize="greedy" if optimize == "auto" else
+                           optimize)
 
 
 s_, index_exp = _np.s_, _np.index_exp
