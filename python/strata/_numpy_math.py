@@ -151,8 +151,7 @@ def frexp(x):
     ok = _c.logical_and(_c.isfinite(x), _c.not_equal(x, 0))
     ax = _c.where(ok, _c.abs(x), _c.ones((), x.dtype))
     e = cast(_c.floor(_c.log(cast(ax, _np.float32)) / _np.float32(_np.log(2.0))), it) + 1
-    two = cast(arr(2.0), x.dtype)
-    m = ax * _c.power(two, cast(-e, x.dtype))
+    m = ldexp(ax, -e)
     for _ in range(2):  # fix the floating rounding of the logarithm
         hi = _c.greater_equal(m, 1)
         lo = _c.less(m, 0.5)
@@ -212,7 +211,8 @@ def heaviside(x1, x2):
     """0 for x1 < 0, x2 for x1 == 0, 1 for x1 > 0."""
     a, b = _bin(to_float(arr(x1)), x2)
     return _c.where(_c.less(a, 0), _c.zeros((), a.dtype),
-                    _c.where(_c.greater(a, 0), _c.ones((), a.dtype), b))
+                    _c.where(_c.greater(a, 0), _c.ones((), a.dtype),
+                             _c.where(isnan(a), a, b)))
 
 
 def sinc(x):
