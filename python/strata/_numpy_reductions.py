@@ -37,6 +37,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     unless promote_integers=False; `where` masks entries out, `initial` is added."""
     check_out("sum", out)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("sum", axis, a.ndim)
     if dtype is not None:
         a = cast(a, dtype)
     r = _c.sum(_mask(a, where, 0), axis, keepdims)
@@ -54,6 +55,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     """Product over the axes, with sum's dtype rules; `where` masks, `initial` multiplies."""
     check_out("prod", out)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("prod", axis, a.ndim)
     if dtype is not None:
         a = cast(a, dtype)
     r = _c.prod(_mask(a, where, 1), axis, keepdims)
@@ -72,6 +74,7 @@ product = prod
 def _extremum(op, core, comb, fill_of, a, axis, out, keepdims, initial, where):
     check_out(op, out)
     a = arr(a)
+    axes(op, axis, a.ndim)
     if where is not None and initial is None:
         raise ValueError(f"[{op}] reduction operation {op!r} has no identity, so a where mask "
                          f"needs an initial value")
@@ -122,6 +125,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over the axes (integers average in the default float)."""
     check_out("mean", out)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("mean", axis, a.ndim)
     if dtype is not None and is_inexact(dtype):
         a = cast(a, dtype)
     if where is None and dtype is None:
@@ -147,6 +151,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     check_out("var", out)
     ddof = _ddof("var", ddof, correction)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("var", axis, a.ndim)
     if where is None and dtype is None and isinstance(ddof, int):
         return _c.var(a, axis, keepdims, ddof)
     a = to_float(cast(a, dtype) if dtype is not None and is_inexact(dtype) else a)
@@ -170,6 +175,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every entry (that `where` selects) is nonzero."""
     check_out("all", out)
     a = arr(a)
+    axes("all", axis, a.ndim)
     if where is not None:
         a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, True)
     return _c.all(a, axis, keepdims)
@@ -179,6 +185,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some entry (that `where` selects) is nonzero."""
     check_out("any", out)
     a = arr(a)
+    axes("any", axis, a.ndim)
     if where is not None:
         a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, False)
     return _c.any(a, axis, keepdims)
@@ -187,18 +194,26 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (the first one; NaN counts as the maximum), flat for axis None."""
     check_out("argmax", out)
+    a = arr(a)
+    if axis is not None:
+        axis = axis_index("argmax", axis, a.ndim)
     return _c.argmax(a, axis, bool(keepdims))
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum (the first one; NaN counts as the minimum), flat for axis None."""
     check_out("argmin", out)
+    a = arr(a)
+    if axis is not None:
+        axis = axis_index("argmin", axis, a.ndim)
     return _c.argmin(a, axis, bool(keepdims))
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
     """max - min over the axes ("peak to peak")."""
     check_out("ptp", out)
+    a = arr(a)
+    axes("ptp", axis, a.ndim)
     return _c.subtract(_c.max(a, axis, keepdims), _c.min(a, axis, keepdims))
 
 

@@ -25,7 +25,8 @@ __all__ = ["reshape", "ravel", "concatenate", "concat", "stack", "hstack", "vsta
            "piecewise", "compress", "extract", "place", "put", "choose", "take",
            "take_along_axis", "put_along_axis", "linspace", "logspace", "geomspace", "arange",
            "squeeze", "expand_dims", "fill_diagonal", "unstack", "broadcast_arrays",
-           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "outer", "inner", "vdot",
+           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "matmul", "outer", "inner",
+           "vdot",
            "vecdot", "matvec", "vecmat"]
 
 
@@ -54,6 +55,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError("[reshape] missing the shape argument")
     a = arr(a)
     shape = _shape_arg(shape)
+    _check_reshape(a, shape)
     if order in ("C", "A"):
         return _c.reshape(a, shape)
     if order != "F":
@@ -61,6 +63,20 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     t = _c.transpose(a) if a.ndim > 1 else a
     r = _c.reshape(t, shape[::-1])
     return _c.transpose(r) if r.ndim > 1 else r
+
+
+def _check_reshape(a, shape):
+    """TypeError (as JAX) when shape (with at most one -1) does not hold a's elements."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"[reshape] can only specify one unknown dimension, got {shape}")
+    if _b.any(s < -1 for s in shape):
+        raise ValueError(f"[reshape] negative dimension in {shape}")
+    known = int(_np.prod([s for s in shape if s != -1])) if shape else 1
+    n = int(_np.prod(a.shape)) if a.ndim else 1
+    if (unknown and (known == 0 or n % known)) or (not unknown and known != n):
+        raise TypeError(f"[reshape] cannot reshape {a.type_str()} ({n} elements) to "
+                        f"{list(shape)}")
 
 
 def ravel(a, order="C"):
@@ -87,7 +103,15 @@ def concatenate(arrays, axis=0, dtype=None):
         return _c.concatenate([_c.ravel(x) for x in xs], 0)
     if xs[0].ndim == 0:
         raise ValueError("[concatenate] zero-dimensional arrays cannot be concatenated")
-    return _c.concatenate(xs, axis_index("concatenate", axis, xs[0].ndim))
+    ax = axis_index("concatenate", axis, xs[0].ndim)
+    for i, x in enumerate(xs[1:], 1):
+        if x.ndim != xs[0].ndim:
+            raise ValueError(f"[concatenate] arrays must have the same number of dimensions: "
+                             f"array {i} is {x.type_str()}, array 0 {xs[0].type_str()}")
+        if _b.any(p != q for d, (p, q) in enumerate(zip(x.shape, xs[0].shape)) if d != ax):
+            raise TypeError(f"[concatenate] array {i} ({x.type_str()}) does not match array 0 "
+                            f"({xs[0].type_str()}) outside axis {ax}")
+    return _c.concatenate(xs, ax)
 
 
 def concat(arrays, /, *, axis=0):
@@ -851,6 +875,22 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{list(a.shape)} axis {i} and {b.dtype}{list(b.shape)} axis {j}")
     a, b = _promote(a, b)
     r = _l.dot_general(a, b, ((ax_a, ax_b), ((), ())))
+    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """The matrix product with numpy's rules: 1-d operands are vectors, leading axes
+    broadcast."""
+    a, b = arr(a), arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"[matmul] operands must have at least one dimension, got "
+                         f"{a.type_str()} and {b.type_str()}")
+    ka = a.shape[-1]
+    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if ka != kb:
+        raise TypeError(f"[matmul] contracting dimensions differ: {a.type_str()} and "
+                        f"{b.type_str()} ({ka} vs {kb})")
+    r = _c.matmul(a, b)
     return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
 
 

@@ -56,11 +56,18 @@ def check_out(op, out):
                                   f"immutable)")
 
 
+class AxisError(ValueError, IndexError):
+    """An axis out of range: JAX raises ValueError, numpy its AxisError (an IndexError too);
+    both catch this one."""
+
+
 def axis_index(op, axis, ndim):
-    """One axis in [0, ndim), or ValueError as JAX."""
+    """One axis in [0, ndim), or AxisError."""
+    if not isinstance(axis, (int, _np.integer)):
+        raise TypeError(f"[{op}] axis must be an integer, got {axis!r}")
     a = int(axis)
     if not -ndim <= a < ndim:
-        raise ValueError(f"[{op}] axis {a} is out of bounds for array of dimension {ndim}")
+        raise AxisError(f"[{op}] axis {a} is out of bounds for array of dimension {ndim}")
     return a % ndim if ndim else 0
 
 

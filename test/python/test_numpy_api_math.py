@@ -337,6 +337,8 @@ def test_dtype_predicates():
     assert jnp.ndim([[1, 2]]) == 2 and jnp.shape(3.0) == ()
     assert jnp.floating is np.floating and jnp.integer is np.integer and jnp.number is np.number
     assert jnp.euler_gamma == np.euler_gamma
+    assert jnp.complexfloating is np.complexfloating and jnp.character is np.character
+    assert jnp.flexible is np.flexible
 
 
 # ---- function transformers -------------------------------------------------------------------
@@ -399,6 +401,16 @@ def test_index_tricks_io():
     close(jnp.fromstring("1 2 3", dtype=jnp.int32, sep=" "), [1, 2, 3])
     close(jnp.fromiter(range(4), dtype=jnp.float32), np.arange(4.0))
     assert "1." in jnp.array_str(jnp.ones(2)) and "array" in jnp.array_repr(jnp.ones(2))
+    with jnp.printoptions(precision=2):
+        assert jnp.get_printoptions()["precision"] == 2
+        assert "0.33" in jnp.array_str(jnp.asarray([1 / 3]))
+    assert jnp.set_printoptions is np.set_printoptions
+    buf = io.BytesIO()
+    jnp.savez(buf, a=jnp.asarray(A), b=np.arange(3))
+    buf.seek(0)
+    z = np.load(buf)
+    close(z["a"], A)
+    close(z["b"], np.arange(3))
     path, _ = jnp.einsum_path("ij,jk,kl->il", A, A.T, A)
     assert path[0] == "einsum_path"
     with pytest.raises(NotImplementedError, match=r"^\[fromfile\]"):

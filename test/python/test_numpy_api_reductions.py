@@ -71,6 +71,11 @@ def test_reduction_errors():
         jnp.var(A, ddof=1, correction=1)
     with pytest.raises(ValueError, match="out of bounds"):
         jnp.cumsum(A, axis=2)
+    for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
+                 "argmin", "ptp", "nansum", "nanmean", "median"):
+        with pytest.raises(ValueError, match=rf"^\[{name}|^\[") as e:  # JAX: ValueError
+            getattr(jnp, name)(A, axis=2)
+        assert isinstance(e.value, IndexError)  # and numpy's AxisError is an IndexError
 
 
 def test_reduction_grads():
@@ -89,7 +94,7 @@ def test_argmax_keepdims_ptp_count_nonzero():
     close(jnp.ptp(A, keepdims=True), np.ptp(A, keepdims=True))
     close(jnp.count_nonzero(A > 0, axis=1), np.count_nonzero(A > 0, axis=1))
     close(jnp.count_nonzero(np.array([0, 3, 0, 1])), 2)
-    assert jnp.amax is jnp.max and jnp.amin is jnp.min
+    assert jnp.amax is jnp.max and jnp.amin is jnp.min and jnp.product is jnp.prod
     check_grad(lambda v: jnp.ptp(v, axis=1), lambda v: np.ptp(v, axis=1), A)
 
 

@@ -46,6 +46,10 @@ def test_reshape_ravel_order(order):
                lambda v: np.reshape(v, (2, 6), order=order), A)
     with pytest.raises(ValueError, match=r"^\[reshape\]"):
         jnp.reshape(A, (12,), order="K")
+    with pytest.raises(TypeError, match=r"^\[reshape\] cannot reshape f32\[3,4\]"):
+        jnp.reshape(A, (5, 2))  # JAX: TypeError
+    with pytest.raises(ValueError, match=r"^\[reshape\]"):
+        jnp.reshape(A, (-1, -1))
 
 
 def test_concatenate_stack_family():
@@ -71,6 +75,10 @@ def test_concatenate_stack_family():
                lambda v: np.concatenate([v, 2 * v], axis=None), A)
     with pytest.raises(ValueError, match=r"^\[concatenate\]"):
         jnp.concatenate([])
+    with pytest.raises(TypeError, match=r"^\[concatenate\]"):
+        jnp.concatenate([A, A[:, :2]])  # JAX: TypeError
+    with pytest.raises(ValueError, match=r"^\[concatenate\]"):
+        jnp.concatenate([A, A[0]])
 
 
 def test_atleast():
@@ -281,6 +289,10 @@ def test_products():
                A)
     with pytest.raises(TypeError, match=r"^\[tensordot\]"):
         jnp.tensordot(A, A, axes=([1], [1, 0]))
+    with pytest.raises(TypeError, match=r"^\[matmul\]"):
+        jnp.dot(A, A)  # JAX: TypeError
+    close(jnp.matmul(B, A.T), B @ A.T, rtol=1e-5)
+    close(jnp.matmul(A[0], A.T), A[0] @ A.T, rtol=1e-5)
     with pytest.raises(ValueError, match=r"^\[cross\]"):
         jnp.cross(A, A)
 
