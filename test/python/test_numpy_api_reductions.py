@@ -73,7 +73,7 @@ def test_reduction_errors():
         jnp.cumsum(A, axis=2)
     for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
                  "argmin", "ptp", "nansum", "nanmean", "median"):
-        with pytest.raises(ValueError, match=rf"^\[{name}|^\[") as e:  # JAX: ValueError
+        with pytest.raises(ValueError, match=r"^\[\w+\] axis 2 is out of bounds") as e:
             getattr(jnp, name)(A, axis=2)
         assert isinstance(e.value, IndexError)  # and numpy's AxisError is an IndexError
 
