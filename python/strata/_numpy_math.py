@@ -219,9 +219,9 @@ def sinc(x):
     """sin(pi x) / (pi x), 1 at 0 (with derivative 0 there)."""
     x = to_float(arr(x))
     zero = _c.equal(x, 0)
-    safe = _c.where(zero, _c.ones((), x.dtype), x)
+    safe = _c.where(zero, 1.0, x)
     px = safe * _np.pi
-    return _c.where(zero, _c.ones((), x.dtype), _c.sin(px) / px)
+    return _c.where(zero, 1.0, _c.sin(px) / px)
 
 
 def hypot(x1, x2):
@@ -349,7 +349,7 @@ def float_power(x1, x2):
 
 def _log_base(x, base):
     x = to_float(arr(x))
-    return _c.log(x) / cast(arr(_np.log(base)), x.dtype)
+    return _c.log(x) / float(_np.log(base))
 
 
 def log2(x):

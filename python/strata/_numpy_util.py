@@ -109,7 +109,15 @@ def float_dtype(x):
 
 
 def to_float(x):
-    return cast(x, float_dtype(x))
+    """x in float_dtype(x); a weakly typed integer (a Python int) stays weak, as in JAX."""
+    dt = float_dtype(x)
+    if x.dtype == dt:
+        return x
+    if x.weak_type:
+        r = _c.multiply(x, 1.0)
+        if r.dtype == dt:
+            return r
+    return x.astype(dt)
 
 
 def move_to_end(x, ax):
