@@ -150,7 +150,8 @@ def frexp(x):
     it = int_dtype()
     ok = _c.logical_and(_c.isfinite(x), _c.not_equal(x, 0))
     ax = _c.where(ok, _c.abs(x), _c.ones((), x.dtype))
-    e = cast(_c.floor(_c.log(cast(ax, _np.float32)) / _np.float32(_np.log(2.0))), it) + 1
+    lt = x.dtype if getattr(x.dtype, "itemsize", 2) >= 4 else _np.dtype("float32")
+    e = cast(_c.floor(_c.log(cast(ax, lt)) / float(_np.log(2.0))), it) + 1
     m = ldexp(ax, -e)
     for _ in range(2):  # fix the floating rounding of the logarithm
         hi = _c.greater_equal(m, 1)

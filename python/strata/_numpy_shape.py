@@ -502,8 +502,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                     t = _np.arange(w) / w
                 else:
                     t = (_np.arange(w)[::-1] + 0.0) / w
-                t = _c.reshape(arr(t.astype(_np.float32)), tuple(shape))
-                t = cast(t, ft)
+                t = cast(_c.reshape(arr(t), tuple(shape)), ft)
                 r = end + (edge - end) * t
                 if is_int(x.dtype):
                     r = _c.where(r < 0, _c.ceil(r), _c.floor(r))  # numpy truncates
