@@ -360,35 +360,30 @@ def _sl(x, axis, lo, hi):
 
 
 def _values_pairs(op, v, ndim):
-    """constant_values / end_values broadcast to per-axis (before, after) pairs of scalars
-    (Arrays allowed)."""
-    if isinstance(v, (int, float, bool, _np.number)) or (hasattr(v, "shape") and
-                                                         _np.ndim(v) == 0):
-        return [(v, v)] * ndim
-    a = _np.asarray(v, dtype=object) if not hasattr(v, "shape") else None
-    if a is None:
-        va = arr(v)
-        if va.ndim == 1 and va.shape[0] in (1, 2):
-            p = (va[0], va[-1])
-            return [p] * ndim
-        if va.ndim == 2:
-            bv = _c.broadcast_to(va, (ndim, 2))
-            return [(bv[i, 0], bv[i, 1]) for i in range(ndim)]
-        raise ValueError(f"[{op}] values of shape {list(va.shape)} do not broadcast to "
-                         f"({ndim}, 2)")
-    b = _np.broadcast_to(a, (ndim, 2)) if a.ndim else _np.broadcast_to(a, (ndim, 2))
+    """constant_values / end_values broadcast to per-axis (before, after) pairs (numpy's
+    rules: a scalar, (v,), (before, after), or one pair per axis); Arrays may be traced."""
+    if isinstance(v, _core.Array):
+        if v.ndim == 0:
+            return [(v, v)] * ndim
+        try:
+            b = _c.broadcast_to(v, (ndim, 2))
+        except (ValueError, TypeError):
+            raise ValueError(f"[{op}] values of shape {list(v.shape)} do not broadcast to "
+                             f"({ndim}, 2)") from None
+        return [(b[i, 0], b[i, 1]) for i in range(ndim)]
+    try:
+        b = _np.broadcast_to(_np.asarray(v, dtype=object), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"[{op}] values {v!r} do not broadcast to ({ndim}, 2)") from None
     return [(b[i, 0], b[i, 1]) for i in range(ndim)]
 
 
 def _reflect(x, axis, lo, hi, method, symmetric):
-    """numpy's reflect/symmetric padding, chunk by chunk for pads longer than the axis."""
+    """numpy's reflect/symmetric padding, chunk by chunk for pads longer than the axis (which
+    has at least 2 entries for reflect, 1 for symmetric)."""
     while lo > 0 or hi > 0:
         n = x.shape[axis]
         period = n if symmetric else n - 1
-        if period <= 0:  # a single element: reflect repeats it
-            parts = [x] * 0
-            left = _c.concatenate([x] * lo + [x] + [x] * hi, axis) if lo + hi else x
-            return left
         cl, ch = _b.min(period, lo), _b.min(period, hi)
         off = 0 if symmetric else 1
         pieces = []

@@ -161,6 +161,12 @@ def test_pad_keywords():
     for mode in ("maximum", "minimum", "mean", "median"):
         close(jnp.pad(A, ((2, 3), (1, 4)), mode, stat_length=((1, 2), (3, 2))),
               np.pad(A, ((2, 3), (1, 4)), mode, stat_length=((1, 2), (3, 2))), rtol=1e-5)
+    # traced pad values, differentiable
+    f = strata.jit(lambda c: jnp.pad(A, 1, constant_values=c))
+    close(f(np.array([1.0, 2.0], np.float32)), np.pad(A, 1, constant_values=(1.0, 2.0)))
+    g = strata.grad(lambda c: jnp.sum(jnp.pad(A, ((1, 0), (0, 2)), constant_values=c)))(
+        np.float32(0.0))
+    close(g, (3 + 1) * (4 + 2) - 12)  # one per padded cell
     x = np.arange(10, dtype=np.int32).reshape(2, 5)
     close(jnp.pad(x, 2, "mean"), np.pad(x, 2, "mean"))
     close(jnp.pad(x, 2, "edge"), np.pad(x, 2, "edge"))
