@@ -151,6 +151,13 @@ def test_unique_size_under_jit_vmap():
     close(counts, [1, 3, 1, 0, 0])
     vals = jnp.unique(np.array([3, 1, 3], np.int32), size=4)  # fill: the minimum
     close(vals, [1, 3, 1, 1])
+    v, i, c = jnp.unique(np.array([3, 1, 3], np.int32), size=4, return_index=True,
+                         return_counts=True)
+    close(i, [1, 0, 1, 1])  # JAX pads the indices with the minimum's
+    close(c, [1, 2, 0, 0])
+    with pytest.raises(ValueError, match=r"^\[unique\]"):
+        jnp.unique(np.zeros(0, np.int32), size=2)
+    close(jnp.unique(np.zeros(0, np.int32), size=2, fill_value=5), [5, 5])
     close(jnp.unique(np.array([5, 4, 3, 2, 1]), size=3), [1, 2, 3])
     got = strata.vmap(lambda v: jnp.unique(v, size=5, fill_value=0))(I)
     want = np.stack([np.concatenate([np.unique(r), [0] * 5])[:5] for r in I])
@@ -173,6 +180,10 @@ def test_unique_namedtuples():
     v = jnp.unique_inverse(x)
     close(v.inverse_indices, w[2])
     close(jnp.unique_values(x), w[0])
+    # The Array API variants count each NaN separately (as JAX).
+    xn = np.array([1.0, np.nan, np.nan], np.float32)
+    close(jnp.unique_values(xn), [1.0, np.nan, np.nan])
+    close(jnp.unique_counts(xn).counts, [1, 1, 1])
 
 
 def test_set_operations():
@@ -201,6 +212,11 @@ def test_set_operations():
     pad = lambda v, n, fill: np.concatenate([v, [fill] * n])[:n]
     close(r[0], pad(np.intersect1d(a, b), 4, -1))
     close(r[1], pad(np.setdiff1d(a, b), 5, 0))
+    close(jnp.setdiff1d(a, b, size=5), pad(np.setdiff1d(a, b), 5, 0))  # JAX's default fill 0
+    close(jnp.intersect1d(a, b, size=3), pad(np.intersect1d(a, b), 3, 1))  # the smallest
+    v, i1, i2 = jnp.intersect1d(a, b, return_indices=True, size=3)
+    close(i1, [1, 2, 7])  # padded indices are the input sizes, as JAX
+    close(i2, [2, 0, 5])
     close(r[2], pad(np.union1d(a, b), 9, 99))
     close(r[3], pad(np.setxor1d(a, b), 6, -5))
 
