@@ -1055,6 +1055,7 @@ class vectorize:
         for i in ex_pos:
             if not 0 <= i < len(args):
                 raise ValueError(f"[vectorize] excluded positional argument {i} not given")
+        ex_pos |= {i for i, a in enumerate(args) if a is None}  # None passes through, as JAX
         static_kw = {k: v for k, v in kwargs.items() if k in ex_kw}
         dyn_kw = {k: v for k, v in kwargs.items() if k not in ex_kw}
         names = list(dyn_kw)

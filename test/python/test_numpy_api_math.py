@@ -353,6 +353,8 @@ def test_vectorize():
     close(outer(A), np.einsum("bi,bj->bij", A, A), rtol=1e-5)
     pw = jnp.vectorize(lambda x, n: x ** n, excluded={1})
     close(pw(A, 2), A ** 2, rtol=1e-5)
+    opt = jnp.vectorize(lambda x, y: x if y is None else x + y)
+    close(opt(A, None), A)
     kw = jnp.vectorize(lambda x, *, scale: x * scale, excluded={"scale"})
     close(kw(A, scale=3.0), A * 3)
     two = jnp.vectorize(lambda a: (a.sum(), a.max()), signature="(n)->(),()")
