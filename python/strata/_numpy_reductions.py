@@ -6,7 +6,7 @@ import builtins as _b
 
 import numpy as _np
 
-from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
+from strata._numpy_util import (_c, _l, arr, kind, is_inexact, to_dtype, cast,
                                 check_out, axis_index, axes, lowest, highest, float_dtype,
                                 to_float, move_to_end, keep_shape, int_dtype, rtype)
 
@@ -25,10 +25,6 @@ def _mask(a, where, fill):
     w = arr(where)
     return _c.where(_c.broadcast_to(w, a.shape) if w.shape != a.shape else w, a,
                     _c.full((), fill, a.dtype))
-
-
-def _finish_dtype(r, dtype, src):
-    return cast(r, dtype) if dtype is not None else r
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,

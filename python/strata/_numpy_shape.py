@@ -956,12 +956,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                          f"be 2 or 3): {list(a.shape)} and {list(b.shape)}")
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    z = _c.zeros(a.shape[:-1], a.dtype)
     a0, a1 = a[..., 0], a[..., 1]
     a2 = a[..., 2] if a.shape[-1] == 3 else _c.zeros_like(a0)
     b0, b1 = b[..., 0], b[..., 1]
     b2 = b[..., 2] if b.shape[-1] == 3 else _c.zeros_like(b0)
-    del z
     c = _c.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
     return moveaxis(c, -1, axisc)
 

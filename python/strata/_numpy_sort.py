@@ -7,9 +7,9 @@ from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
-from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
-                                axis_index, int_dtype, concrete_int, float_dtype, rtype, lowest,
-                                highest, scatter_1d)
+from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, cast, axis_index,
+                                int_dtype, concrete_int, float_dtype, rtype, highest,
+                                scatter_1d)
 
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "msort", "searchsorted",
            "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
