@@ -6,28 +6,13 @@ import pytest
 
 import strata
 import strata.numpy as jnp
-from conftest import numerical_grad
+from test_numpy_api_common import close, check_grad
 
 rng = np.random.default_rng(1)
 A = rng.standard_normal((3, 4)).astype(np.float32)
 AN = A.copy()
 AN[0, 1] = AN[2, 3] = np.nan
 W = rng.standard_normal((3, 4))
-
-
-def close(got, want, rtol=1e-5, atol=1e-6):
-    got = np.asarray(got)
-    assert got.shape == np.shape(want), (got.shape, np.shape(want))
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-
-
-def check_grad(jf, nf, x, rtol=2e-3, atol=1e-4):
-    """strata.grad of sum(jf(x) * weights) against central differences of numpy's nf."""
-    x = np.asarray(x, np.float32)
-    w = rng.standard_normal(np.shape(nf(x.astype(np.float64))))
-    g = strata.grad(lambda v: jnp.sum(jf(v) * w.astype(np.float32)))(x)
-    want = numerical_grad(lambda v: np.sum(nf(v) * w), x.astype(np.float64), eps=1e-4)
-    np.testing.assert_allclose(np.asarray(g), want, rtol=rtol, atol=atol)
 
 
 # ---- keyword arguments -----------------------------------------------------------------------
