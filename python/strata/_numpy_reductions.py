@@ -167,42 +167,41 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return cast(r, to_dtype(dtype)) if dtype is not None else r
 
 
+def _logical(op, core, fill, a, axis, out, keepdims, where):
+    check_out(op, out)
+    a = arr(a)
+    axes(op, axis, a.ndim)
+    if where is not None:
+        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, fill)
+    return core(a, axis, keepdims)
+
+
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every entry (that `where` selects) is nonzero."""
-    check_out("all", out)
-    a = arr(a)
-    axes("all", axis, a.ndim)
-    if where is not None:
-        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, True)
-    return _c.all(a, axis, keepdims)
+    return _logical("all", _c.all, True, a, axis, out, keepdims, where)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some entry (that `where` selects) is nonzero."""
-    check_out("any", out)
+    return _logical("any", _c.any, False, a, axis, out, keepdims, where)
+
+
+def _arg(op, core, a, axis, out, keepdims):
+    check_out(op, out)
     a = arr(a)
-    axes("any", axis, a.ndim)
-    if where is not None:
-        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, False)
-    return _c.any(a, axis, keepdims)
+    if axis is not None:
+        axis = axis_index(op, axis, a.ndim)
+    return core(a, axis, bool(keepdims))
 
 
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (the first one; NaN counts as the maximum), flat for axis None."""
-    check_out("argmax", out)
-    a = arr(a)
-    if axis is not None:
-        axis = axis_index("argmax", axis, a.ndim)
-    return _c.argmax(a, axis, bool(keepdims))
+    return _arg("argmax", _c.argmax, a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum (the first one; NaN counts as the minimum), flat for axis None."""
-    check_out("argmin", out)
-    a = arr(a)
-    if axis is not None:
-        axis = axis_index("argmin", axis, a.ndim)
-    return _c.argmin(a, axis, bool(keepdims))
+    return _arg("argmin", _c.argmin, a, axis, out, keepdims)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
