@@ -27,41 +27,36 @@ def _mask(a, where, fill):
                     _c.full((), fill, a.dtype))
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
-        promote_integers=True):
-    """Sum over the axes (all for None); booleans and narrow integers sum in the default integer
-    unless promote_integers=False; `where` masks entries out, `initial` is added."""
-    check_out("sum", out)
+def _accumulate(op, core, identity, combine, a, axis, dtype, out, keepdims, initial, where,
+                promote_integers):
+    check_out(op, out)
     a, dtype = arr(a), to_dtype(dtype)
-    axes("sum", axis, a.ndim)
+    axes(op, axis, a.ndim)
     if dtype is not None:
         a = cast(a, dtype)
-    r = _c.sum(_mask(a, where, 0), axis, keepdims)
+    r = core(_mask(a, where, identity), axis, keepdims)
     if dtype is not None:
         r = cast(r, dtype)
     elif not promote_integers and kind(a.dtype) != "b":
         r = cast(r, a.dtype)
     if initial is not None:
-        r = r + cast(arr(initial), r.dtype)
+        r = combine(r, cast(arr(initial), r.dtype))
     return r
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    """Sum over the axes (all for None); booleans and narrow integers sum in the default integer
+    unless promote_integers=False; `where` masks entries out, `initial` is added."""
+    return _accumulate("sum", _c.sum, 0, _c.add, a, axis, dtype, out, keepdims, initial, where,
+                       promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product over the axes, with sum's dtype rules; `where` masks, `initial` multiplies."""
-    check_out("prod", out)
-    a, dtype = arr(a), to_dtype(dtype)
-    axes("prod", axis, a.ndim)
-    if dtype is not None:
-        a = cast(a, dtype)
-    r = _c.prod(_mask(a, where, 1), axis, keepdims)
-    if dtype is not None:
-        r = cast(r, dtype)
-    elif not promote_integers and kind(a.dtype) != "b":
-        r = cast(r, a.dtype)
-    if initial is not None:
-        r = r * cast(arr(initial), r.dtype)
-    return r
+    return _accumulate("prod", _c.prod, 1, _c.multiply, a, axis, dtype, out, keepdims, initial,
+                       where, promote_integers)
 
 
 product = prod
