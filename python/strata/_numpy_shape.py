@@ -25,9 +25,8 @@ __all__ = ["reshape", "ravel", "concatenate", "concat", "stack", "hstack", "vsta
            "piecewise", "compress", "extract", "place", "put", "choose", "take",
            "take_along_axis", "put_along_axis", "linspace", "logspace", "geomspace", "arange",
            "squeeze", "expand_dims", "fill_diagonal", "unstack", "broadcast_arrays",
-           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "matmul", "outer", "inner",
-           "vdot",
-           "vecdot", "matvec", "vecmat"]
+           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "einsum", "matmul", "outer",
+           "inner", "vdot", "vecdot", "matvec", "vecmat"]
 
 
 def _ints(op, v, what):
@@ -824,7 +823,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _sum(diagonal(a, offset, axis1, axis2), -1, dtype)
 
 
-def eye(N, M=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None, *, device=None):
     """The [N, M] matrix with ones on the k-th diagonal."""
     return _c.eye(int(N), None if M is None else int(M), int(k), dtype)
 
@@ -869,6 +868,44 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{list(a.shape)} axis {i} and {b.dtype}{list(b.shape)} axis {j}")
     a, b = _promote(a, b)
     r = _l.dot_general(a, b, ((ax_a, ax_b), ((), ())))
+    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist(sub):
+    """numpy's interleaved einsum sublist ([0, 1], [Ellipsis, 0]) as subscript letters."""
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, (int, _np.integer)) and 0 <= int(s) < len(_LETTERS):
+            out.append(_LETTERS[int(s)])
+        else:
+            raise ValueError(f"[einsum] subscript {s!r} in a sublist must be an integer in "
+                             f"[0, {len(_LETTERS)}) or Ellipsis")
+    return "".join(out)
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None):
+    """Einstein summation over the operands: einsum('ij,jk->ik', a, b), or numpy's interleaved
+    form einsum(a, [0, 1], b, [1, 2], [0, 2]). optimize and precision are accepted (the
+    contraction order is Strata's own)."""
+    check_out("einsum", out)
+    if not isinstance(subscripts, str):
+        args = (subscripts,) + operands
+        ops, subs = list(args[0::2]), list(args[1::2])
+        out_sub = None
+        if len(ops) > len(subs):  # a trailing output sublist
+            out_sub = ops.pop()
+        spec = ",".join(_sublist(s) for s in subs)
+        if out_sub is not None:
+            spec += "->" + _sublist(out_sub)
+        subscripts, operands = spec, tuple(ops)
+    ops = [arr(o) for o in operands]
+    r = _c.einsum(subscripts, *ops)
     return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
 
 

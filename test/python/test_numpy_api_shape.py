@@ -260,6 +260,14 @@ def test_products():
     close(jnp.vecdot(B, A), np.sum(B * A, -1), rtol=1e-5)
     close(jnp.matvec(B, A[0]), B @ A[0], rtol=1e-5)
     close(jnp.vecmat(A[:, :3][0], B), A[0, :3] @ B, rtol=1e-5)
+    close(jnp.einsum("ij,kj", A, A, optimize=True), np.einsum("ij,kj", A, A), rtol=1e-5)
+    close(jnp.einsum(B, [0, 1, 2], A, [1, 2], [0]), np.einsum(B, [0, 1, 2], A, [1, 2], [0]),
+          rtol=1e-5)
+    close(jnp.einsum(B, [Ellipsis, 2], A[0], [2]), np.einsum(B, [Ellipsis, 2], A[0], [2]),
+          rtol=1e-5)
+    assert jnp.einsum("ij,ij->", A, A, preferred_element_type=jnp.float16).dtype == np.float16
+    check_grad(lambda v: jnp.einsum(v, [0, 1], A, [2, 1]), lambda v: np.einsum("ij,kj", v, A),
+               A)
     close(jnp.kron(A[:2, :3], A), np.kron(A[:2, :3], A), rtol=1e-5)
     close(jnp.kron(A[0], B), np.kron(A[0], B), rtol=1e-5)
     close(jnp.dot(B, A.T), np.dot(B, A.T), rtol=1e-5)
