@@ -207,10 +207,9 @@ def _fill_rows(vals, valid, fill_value):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted unique entries of ar (flattened for axis None, else unique slices along
-    axis), with the first indices, the inverse (ar's shape for axis None) and the counts on
-    request. `size` fixes the output length (padding with fill_value, by default the minimum
-    unique value), which works under jit and vmap."""
+    """The sorted unique entries of ar (slices along axis), with first indices, inverse (ar's
+    shape for axis None) and counts on request; `size` fixes the length for jit/vmap (padding
+    with fill_value, by default the minimum)."""
     a = arr(ar)
     if axis is None:
         x = _c.ravel(a)
