@@ -640,16 +640,18 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 # ---- Polynomials (coefficients highest power first) -------------------------------------------
 
 def polyval(p, x, *, unroll=16):
-    """The polynomial with coefficients p (highest power first) at x, by Horner's rule."""
+    """The polynomial with coefficients p (highest power first) at x, by Horner's rule (a scan
+    over the coefficients, `unroll` steps per iteration)."""
+    from strata.lax import scan
     p, x = arr(p), arr(x)
     if p.ndim != 1:
         raise ValueError(f"[polyval] p must be 1-d, got {list(p.shape)}")
     t = rtype(p, x)
     p, x = cast(p, t), cast(x, t)
-    y = _c.zeros(x.shape, t)
-    for k in range(p.shape[0]):
-        y = y * x + p[k]
-    return y
+    y0 = _c.zeros(x.shape, t)
+    if p.shape[0] == 0:
+        return y0
+    return scan(lambda y, c: (y * x + c, None), y0, p, unroll=int(unroll))[0]
 
 
 def _trim(a):

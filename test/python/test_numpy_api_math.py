@@ -251,6 +251,12 @@ def test_polynomials():
     check_grad(lambda c: jnp.polyval(c, A), lambda c: np.polyval(c, A.astype(np.float64)), p)
     check_grad(lambda c: jnp.polyval(p, c), lambda c: np.polyval(p, c), A)
     check_grad(lambda c: jnp.polymul(c, q), lambda c: np.polymul(c, q), p)
+    long = rng.standard_normal(40).astype(np.float32) * 0.1  # a scan over 40 coefficients
+    xs = np.linspace(-1, 1, 7).astype(np.float32)
+    close(strata.jit(lambda c, v: jnp.polyval(c, v, unroll=4))(long, xs), np.polyval(long, xs),
+          rtol=1e-4, atol=1e-5)
+    close(strata.grad(lambda v: jnp.sum(jnp.polyval(long, v)))(xs),
+          np.polyval(np.polyder(long), xs), rtol=1e-3, atol=1e-4)
     close(strata.vmap(lambda c: jnp.polyval(c, 2.0))(np.stack([p, p * 2])),
           [np.polyval(p, 2.0), np.polyval(p * 2, 2.0)], rtol=1e-5)
 
