@@ -1156,7 +1156,7 @@ def _flat_axis(a, axis):
 
 def delete(arr_, obj, axis=None, *, assume_unique_indices=False):
     """arr_ without the entries at the indices (or slice, or mask) obj along axis (flattened
-    for None)."""
+    for None); traced integer indices need assume_unique_indices=True."""
     a, ax = _flat_axis(arr(arr_), axis)
     n = a.shape[ax]
     if isinstance(obj, slice):
@@ -1164,7 +1164,13 @@ def delete(arr_, obj, axis=None, *, assume_unique_indices=False):
     else:
         o = arr(obj)
         if not o.is_concrete:
-            raise TypeError("[delete] obj must be concrete (the output shape depends on it)")
+            if not (assume_unique_indices and is_int(o.dtype)):
+                raise TypeError("[delete] obj must be concrete (the output shape depends on "
+                                "it), or unique integer indices with assume_unique_indices=True")
+            o = _c.ravel(o)
+            o = _c.where(o < 0, o + n, o)
+            keep = scatter_1d(_c.ones((n,), bool), o, _c.zeros(o.shape, bool))
+            return _c.take(a, nonzero(keep, size=n - o.shape[0])[0], ax)
         o = _np.asarray(o)
         if o.dtype == bool:
             if o.shape != (n,):

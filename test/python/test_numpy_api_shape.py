@@ -348,6 +348,11 @@ def test_insert_delete_append_resize():
     close(jnp.delete(A, slice(1, None, 2), axis=0), np.delete(A, slice(1, None, 2), axis=0))
     close(jnp.delete(A, np.array([True, False, True]), axis=0),
           np.delete(A, np.array([True, False, True]), axis=0))
+    f = strata.jit(lambda i: jnp.delete(A, i, axis=1, assume_unique_indices=True))
+    close(f(np.array([3, 0])), np.delete(A, [3, 0], axis=1))
+    close(f(np.array([-1, 1])), np.delete(A, [-1, 1], axis=1))
+    with pytest.raises(TypeError, match=r"^\[delete\]"):
+        strata.jit(lambda i: jnp.delete(A, i, axis=1))(np.array([3, 0]))
     close(jnp.append(A, A[:1], axis=0), np.append(A, A[:1], axis=0))
     close(jnp.append(A, 1.0), np.append(A, 1.0))
     close(jnp.resize(A, (5, 5)), np.resize(A, (5, 5)))
