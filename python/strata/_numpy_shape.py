@@ -433,12 +433,18 @@ def _mean_axis(x, axis):
 
 def pad(array, pad_width, mode="constant", **kwargs):
     """array padded by pad_width ((before, after) per axis, broadcast like numpy) in numpy's
-    modes: constant (constant_values), edge, reflect/symmetric (reflect_type), wrap,
-    linear_ramp (end_values), maximum/minimum/mean/median (stat_length), empty."""
+    modes: constant, edge, reflect/symmetric, wrap, linear_ramp, maximum/minimum/mean/median,
+    empty, or a padding function (which returns the filled vector, as JAX)."""
     x = arr(array)
     pw = _pad_pairs("pad", pad_width, x.ndim)
     if callable(mode):
-        raise NotImplementedError("[pad] a callable mode is not supported")
+        # numpy's padding function, mode(vector, (before, after), axis, kwargs), applied to the
+        # 1-d slices of the zero-padded array axis by axis; it returns the filled vector.
+        from strata._numpy_math import apply_along_axis
+        x = _l.pad(x, _c.zeros((), x.dtype), [(lo, hi, 0) for lo, hi in pw])
+        for ax in range(x.ndim):
+            x = apply_along_axis(mode, ax, x, pw[ax], ax, kwargs)
+        return x
     allowed = {"constant": {"constant_values"}, "edge": set(), "empty": set(),
                "wrap": set(), "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
                "linear_ramp": {"end_values"}, "maximum": {"stat_length"},

@@ -150,6 +150,16 @@ def test_pad_keywords():
     x = np.arange(10, dtype=np.int32).reshape(2, 5)
     close(jnp.pad(x, 2, "mean"), np.pad(x, 2, "mean"))
     close(jnp.pad(x, 2, "edge"), np.pad(x, 2, "edge"))
+    def pad_with(vector, pad_width, iaxis, kwargs):  # numpy's example, returning the vector
+        v = kwargs.get("padder", 10)
+        vector = vector.at[:pad_width[0]].set(v) if pad_width[0] else vector
+        return vector.at[vector.shape[0] - pad_width[1]:].set(v) if pad_width[1] else vector
+
+    def pad_with_np(vector, pad_width, iaxis, kwargs):
+        vector[:pad_width[0]] = kwargs.get("padder", 10)
+        vector[vector.size - pad_width[1]:] = kwargs.get("padder", 10)
+    close(jnp.pad(A, ((1, 2), (0, 3)), pad_with), np.pad(A, ((1, 2), (0, 3)), pad_with_np))
+    close(jnp.pad(A, 2, pad_with, padder=-1.0), np.pad(A, 2, pad_with_np, padder=-1.0))
     with pytest.raises(ValueError, match=r"^\[pad\]"):
         jnp.pad(A, 1, "bogus")
     with pytest.raises(ValueError, match=r"^\[pad\]"):
