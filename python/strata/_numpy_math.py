@@ -11,7 +11,8 @@ import numpy as _np
 
 from strata import _core
 from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
-                                check_out, axis_index, int_dtype, float_dtype, to_float, rtype)
+                                check_out, axis_index, int_dtype, float_dtype, to_float, rtype,
+                                move_to_end)
 
 __all__ = ["round", "around", "rint", "fix", "trunc", "clip", "mod", "fmod", "divmod",
            "ldexp", "frexp", "modf", "heaviside", "sinc", "hypot", "copysign", "signbit",
@@ -27,7 +28,7 @@ __all__ = ["round", "around", "rint", "fix", "trunc", "clip", "mod", "fmod", "di
            "isrealobj", "isscalar", "iterable", "size", "shape", "ndim", "generic", "number",
            "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
            "complexfloating", "character", "flexible", "euler_gamma", "vectorize",
-           "frompyfunc", "apply_along_axis", "apply_over_axes", "fromfunction", "printoptions",
+           "frompyfunc", "ufunc", "apply_along_axis", "apply_over_axes", "fromfunction", "printoptions",
            "set_printoptions", "get_printoptions", "array_repr", "array_str", "save", "savez",
            "load", "frombuffer", "fromstring", "fromiter", "fromfile", "s_", "index_exp", "r_",
            "c_", "spacing", "einsum_path"]
@@ -1100,19 +1101,139 @@ class vectorize:
         return f(*vals)
 
 
-def frompyfunc(func, /, nin, nout, *, identity=None):
-    """An elementwise ufunc-like callable from a scalar function (vectorize over all
-    arguments)."""
-    v = vectorize(func)
+class ufunc:
+    """A universal function (jax.numpy.ufunc): an elementwise function of nin arguments with
+    numpy's methods outer, reduce, accumulate and at (binary, single-output functions), the
+    folds as scans so they trace once."""
 
-    def ufunc(*args):
-        if len(args) != nin:
-            raise TypeError(f"[frompyfunc] expected {nin} arguments, got {len(args)}")
-        return v(*args)
-    ufunc.nin, ufunc.nout, ufunc.identity = nin, nout, identity
-    ufunc.__name__ = getattr(func, "__name__", "ufunc")
-    ufunc.__doc__ = f"{ufunc.__name__} applied elementwise (frompyfunc)."
-    return ufunc
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+        self._func = func
+        self.nin, self.nout = int(nin), int(nout)
+        self.nargs = self.nin if nargs is None else int(nargs)
+        self.identity = identity
+        self.__name__ = name or getattr(func, "__name__", "ufunc")
+        self._vec = vectorize(func)
+
+    def __repr__(self):
+        return f"<strata.numpy.ufunc '{self.__name__}'>"
+
+    def __call__(self, *args):
+        if len(args) != self.nin:
+            raise TypeError(f"[{self.__name__}] expected {self.nin} arguments, got {len(args)}")
+        return self._vec(*args)
+
+    def _binary(self, method):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"[{self.__name__}.{method}] only binary ufuncs with one output "
+                             f"support {method} (nin={self.nin}, nout={self.nout})")
+
+    def outer(self, A, B, /):
+        """func(a, b) for every pair of entries: shape A.shape + B.shape."""
+        self._binary("outer")
+        a, b = arr(A), arr(B)
+        return self(_c.reshape(a, tuple(a.shape) + (1,) * b.ndim), b)
+
+    def _fold(self, a, axis, initial, where, keep_all):
+        from strata.lax import scan
+        x = _c.moveaxis(a, axis, 0) if axis else a
+        w = None
+        if where is not None:
+            w = _c.broadcast_to(arr(where), a.shape)
+            w = _c.moveaxis(w, axis, 0) if axis else w
+        if initial is None:
+            if x.shape[0] == 0:
+                if self.identity is None:
+                    raise ValueError(f"[{self.__name__}.reduce] zero-size reduction of a ufunc "
+                                     f"without identity needs initial")
+                initial = self.identity
+            elif w is not None:
+                if self.identity is None:
+                    raise ValueError(f"[{self.__name__}.reduce] a where mask needs initial (or "
+                                     f"a ufunc identity)")
+                initial = self.identity
+        if initial is None:
+            carry, xs, ws = x[0], x[1:], None if w is None else w[1:]
+        else:
+            carry, xs, ws = _c.broadcast_to(cast(arr(initial), x.dtype), x.shape[1:]), x, w
+
+        def step(c, item):
+            v = item if ws is None else item[0]
+            n = cast(self(c, v), c.dtype)
+            if ws is not None:
+                n = _c.where(item[1], n, c)
+            return n, (n if keep_all else None)
+        final, ys = scan(step, carry, xs if ws is None else (xs, ws))
+        return final, ys, carry if initial is None else None
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        """func folded over axis (all axes for None, several in turn for a tuple), starting
+        from initial (or the first entry; the identity where needed)."""
+        self._binary("reduce")
+        check_out(f"{self.__name__}.reduce", out)
+        a = arr(a)
+        if dtype is not None:
+            a = cast(a, to_dtype(dtype))
+        if axis is None:
+            axs = tuple(range(a.ndim))
+        elif isinstance(axis, (tuple, list)):
+            axs = tuple(axis_index(f"{self.__name__}.reduce", x, a.ndim) for x in axis)
+        else:
+            axs = (axis_index(f"{self.__name__}.reduce", axis, a.ndim),)
+        if not axs:
+            return a
+        # the reduced axes merged into one (numpy reduces several axes only for reorderable
+        # ufuncs, where the order does not matter)
+        x = move_to_end(a, axs)
+        w = None if where is None else move_to_end(_c.broadcast_to(arr(where), a.shape), axs)
+        r = self._fold(x, x.ndim - 1, initial, w, False)[0]
+        if keepdims:
+            r = _c.reshape(r, tuple(1 if i in axs else s for i, s in enumerate(a.shape)))
+        return r
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        """The running fold of func along axis (the first entry, then func(previous, next))."""
+        self._binary("accumulate")
+        check_out(f"{self.__name__}.accumulate", out)
+        a = arr(a)
+        if dtype is not None:
+            a = cast(a, to_dtype(dtype))
+        ax = axis_index(f"{self.__name__}.accumulate", axis, a.ndim)
+        if a.shape[ax] == 0:
+            return a
+        _, ys, first = self._fold(a, ax, None, None, True)
+        r = _c.concatenate([first[None], ys], 0) if ys.shape[0] else first[None]
+        return _c.moveaxis(r, 0, ax) if ax else r
+
+    def at(self, a, indices, b=None, /, *, inplace=True):
+        """a with a[i] = func(a[i], b) applied at each index in turn (repeats accumulate);
+        inplace=False is required (Arrays are immutable)."""
+        if inplace:
+            raise ValueError(f"[{self.__name__}.at] Arrays are immutable: pass inplace=False "
+                             f"and use the result")
+        from strata.lax import scan
+        a = arr(a)
+        idx = _c.ravel(arr(indices))
+        n = a.shape[0]
+        idx = _c.where(idx < 0, idx + n, idx)
+        if b is None:
+            if self.nin != 1:
+                raise ValueError(f"[{self.__name__}.at] b is needed for a binary ufunc")
+            upd = lambda x, v: self(x)
+            bs = _c.zeros(idx.shape, a.dtype)
+        else:
+            self._binary("at")
+            upd = self
+            bs = _c.broadcast_to(cast(arr(b), a.dtype), tuple(idx.shape) + tuple(a.shape[1:]))
+
+        def step(c, item):
+            i, v = item
+            return c.at[i].set(cast(arr(upd(c[i], v)), c.dtype)), None
+        return scan(step, a, (idx, bs))[0]
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """A ufunc from a Python function of scalars (vectorized over all arguments)."""
+    return ufunc(func, nin, nout, identity=identity)
 
 
 def apply_along_axis(func1d, axis, arr_, *args, **kwargs):

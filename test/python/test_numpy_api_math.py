@@ -366,6 +366,26 @@ def test_frompyfunc_apply():
     u = jnp.frompyfunc(lambda a, b: jnp.where(a > b, a, b * 2), 2, 1)
     close(u(A, 0.0), np.where(A > 0, A, 0.0))
     assert u.nin == 2 and u.nout == 1
+    add = jnp.frompyfunc(lambda a, b: a + b, 2, 1, identity=0)
+    for axis in (0, 1, None, (0, 1)):
+        close(add.reduce(A, axis=axis), np.add.reduce(A, axis=axis), rtol=1e-5)
+    close(add.reduce(A, axis=1, keepdims=True), np.add.reduce(A, axis=1, keepdims=True),
+          rtol=1e-5)
+    close(add.reduce(A, axis=1, where=A > 0), np.add.reduce(A, axis=1, where=A > 0), rtol=1e-5)
+    close(add.reduce(A, axis=0, initial=5.0), np.add.reduce(A, axis=0, initial=5.0), rtol=1e-5)
+    close(add.accumulate(A, axis=1), np.add.accumulate(A, axis=1), rtol=1e-5)
+    close(add.outer(A[0], A[1, :2]), np.add.outer(A[0], A[1, :2]))
+    close(add.at(np.zeros(4, np.float32), np.array([0, 0, 3, -1]), 1.0, inplace=False),
+          [2.0, 0.0, 0.0, 2.0])  # repeated indices accumulate, as numpy's add.at
+    mx = jnp.ufunc(jnp.maximum, 2, 1, name="maximum")
+    close(mx.reduce(A, axis=1), np.maximum.reduce(A, axis=1))
+    close(mx.accumulate(A[0]), np.maximum.accumulate(A[0]))
+    close(strata.grad(lambda v: jnp.sum(add.accumulate(v)))(A[0]), [4.0, 3.0, 2.0, 1.0])
+    close(strata.jit(lambda v: mx.reduce(v, axis=0))(A), A.max(0))
+    with pytest.raises(ValueError, match=r"^\[maximum.reduce\]"):
+        mx.reduce(np.zeros((0,), np.float32))
+    with pytest.raises(ValueError, match=r"^\[<lambda>.at\]"):
+        add.at(A, np.array([0]), 1.0)
     close(jnp.apply_along_axis(lambda v: jnp.cumsum(v[::-1]), 1, A),
           np.apply_along_axis(lambda v: v[::-1].cumsum(), 1, A), rtol=1e-5)
     B = rng.standard_normal((2, 3, 4)).astype(np.float32)
