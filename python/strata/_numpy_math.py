@@ -1103,24 +1103,32 @@ class vectorize:
 
 class ufunc:
     """A universal function (jax.numpy.ufunc): an elementwise function of nin arguments with
-    numpy's methods outer, reduce, accumulate and at (binary, single-output functions), the
-    folds as scans so they trace once."""
+    numpy's methods outer, reduce, accumulate and at (binary, single-output functions); call,
+    reduce, accumulate and at may give fast implementations, else folds run as scans."""
 
-    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None, call=None,
+                 reduce=None, accumulate=None, at=None, reduceat=None):
         self._func = func
         self.nin, self.nout = int(nin), int(nout)
         self.nargs = self.nin if nargs is None else int(nargs)
         self.identity = identity
         self.__name__ = name or getattr(func, "__name__", "ufunc")
-        self._vec = vectorize(func)
+        self.__doc__ = getattr(func, "__doc__", None) or ufunc.__doc__
+        self._call = call if call is not None else vectorize(func)
+        self._reduce, self._accumulate, self._at = reduce, accumulate, at
+        if reduceat is not None:
+            raise NotImplementedError("[ufunc] reduceat is not supported")
 
     def __repr__(self):
         return f"<strata.numpy.ufunc '{self.__name__}'>"
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None, where=None):
+        check_out(self.__name__, out)
+        if where is not None:
+            raise NotImplementedError(f"[{self.__name__}] the where argument is not supported")
         if len(args) != self.nin:
             raise TypeError(f"[{self.__name__}] expected {self.nin} arguments, got {len(args)}")
-        return self._vec(*args)
+        return self._call(*args)
 
     def _binary(self, method):
         if self.nin != 2 or self.nout != 1:
@@ -1170,6 +1178,8 @@ class ufunc:
         from initial (or the first entry; the identity where needed)."""
         self._binary("reduce")
         check_out(f"{self.__name__}.reduce", out)
+        if self._reduce is not None:
+            return self._reduce(a, axis, dtype, None, keepdims, initial, where)
         a = arr(a)
         if dtype is not None:
             a = cast(a, to_dtype(dtype))
@@ -1194,6 +1204,8 @@ class ufunc:
         """The running fold of func along axis (the first entry, then func(previous, next))."""
         self._binary("accumulate")
         check_out(f"{self.__name__}.accumulate", out)
+        if self._accumulate is not None:
+            return self._accumulate(a, axis, dtype)
         a = arr(a)
         if dtype is not None:
             a = cast(a, to_dtype(dtype))
@@ -1210,6 +1222,8 @@ class ufunc:
         if inplace:
             raise ValueError(f"[{self.__name__}.at] Arrays are immutable: pass inplace=False "
                              f"and use the result")
+        if self._at is not None and b is not None:
+            return self._at(arr(a), arr(indices), b)
         from strata.lax import scan
         a = arr(a)
         idx = _c.ravel(arr(indices))

@@ -400,6 +400,48 @@ def test_frompyfunc_apply():
     close(jnp.fromfunction(lambda i: i % 2, (5,), dtype=jnp.int32), np.arange(5) % 2)
 
 
+def test_builtin_ufuncs():
+    """jnp.add and friends are ufuncs, as in JAX, with fast method paths."""
+    assert isinstance(jnp.add, jnp.ufunc) and jnp.add.identity == 0 and jnp.add.nin == 2
+    close(jnp.add(A, 1.0), A + 1)
+    close(jnp.add.reduce(A), np.add.reduce(A), rtol=1e-5)
+    close(jnp.add.reduce(A, axis=None, keepdims=True), np.add.reduce(A, axis=None,
+                                                                     keepdims=True), rtol=1e-5)
+    close(jnp.multiply.reduce(A, axis=1, where=A > 0, initial=2.0),
+          np.multiply.reduce(A, axis=1, where=A > 0, initial=2.0), rtol=1e-5)
+    close(jnp.maximum.reduce(A, axis=1), np.maximum.reduce(A, axis=1))
+    close(jnp.minimum.reduce(A, axis=0, initial=-0.5), np.minimum.reduce(A, axis=0,
+                                                                         initial=-0.5))
+    close(jnp.logical_and.reduce(A > -1, axis=1), np.logical_and.reduce(A > -1, axis=1))
+    close(jnp.logical_or.reduce(A > 1), np.logical_or.reduce(A > 1))
+    close(jnp.logical_xor.reduce(A > 0, axis=1), np.logical_xor.reduce(A > 0, axis=1))
+    ints = np.array([[1, 2, 4], [3, 5, 6]], np.int32)
+    close(jnp.bitwise_or.reduce(ints, axis=1), np.bitwise_or.reduce(ints, axis=1))
+    close(jnp.bitwise_and.reduce(ints, axis=0), np.bitwise_and.reduce(ints, axis=0))
+    close(jnp.bitwise_xor.accumulate(ints[0]), np.bitwise_xor.accumulate(ints[0]))
+    close(jnp.logaddexp.reduce(A, axis=1), np.logaddexp.reduce(A, axis=1), rtol=1e-5)
+    close(jnp.add.accumulate(A, axis=1), np.add.accumulate(A, axis=1), rtol=1e-5)
+    close(jnp.multiply.accumulate(A, axis=0), np.multiply.accumulate(A, axis=0), rtol=1e-5)
+    close(jnp.maximum.accumulate(A, axis=1), np.maximum.accumulate(A, axis=1))
+    close(jnp.minimum.accumulate(A[0]), np.minimum.accumulate(A[0]))
+    close(jnp.subtract.accumulate(A[0]), np.subtract.accumulate(A[0]), rtol=1e-5)
+    close(jnp.multiply.outer(A[0], A[1]), np.multiply.outer(A[0], A[1]))
+    want = np.zeros(4, np.float32)
+    np.add.at(want, [0, 0, 3], [1.0, 2.0, 3.0])
+    close(jnp.add.at(np.zeros(4, np.float32), np.array([0, 0, 3]), np.array([1.0, 2.0, 3.0]),
+                     inplace=False), want)
+    want = np.full(3, 5.0, np.float32)
+    np.maximum.at(want, [0, 2, 2], [7.0, 1.0, 9.0])
+    close(jnp.maximum.at(np.full(3, 5.0, np.float32), np.array([0, 2, 2]),
+                         np.array([7.0, 1.0, 9.0]), inplace=False), want)
+    check_grad(lambda v: jnp.add.accumulate(v, axis=1), lambda v: np.add.accumulate(v, axis=1),
+               A)
+    check_grad(lambda v: jnp.logaddexp.reduce(v, axis=0),
+               lambda v: np.logaddexp.reduce(v, axis=0), A)
+    close(strata.jit(lambda v: jnp.maximum.reduce(v, axis=0))(A), A.max(0))
+    close(strata.vmap(jnp.add.accumulate)(A), np.add.accumulate(A, axis=1), rtol=1e-5)
+
+
 def test_index_tricks_io():
     close(jnp.r_[1:4, 7, np.array([8, 9])], np.r_[1:4, 7, np.array([8, 9])])
     close(jnp.r_[0:1:5j], np.r_[0:1:5j].astype(np.float32))
