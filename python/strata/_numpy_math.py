@@ -60,6 +60,8 @@ def round(a, decimals=0, out=None):
     if decimals == 0:
         return _c.round(a)
     f = 10.0 ** decimals
+    if getattr(a.dtype, "itemsize", 4) == 2:  # 16-bit floats scale in float32, as JAX
+        return cast(_c.round(cast(a, _np.dtype("float32")) * f) / f, a.dtype)
     return _c.round(a * f) / f
 
 

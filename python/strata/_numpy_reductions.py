@@ -122,10 +122,17 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if where is None and dtype is None:
         return _c.mean(a, axis, keepdims)
     ft = float_dtype(a)
-    s = _c.sum(_mask(cast(a, ft), where, 0), axis, keepdims)
+    ct = _upcast(ft)
+    s = _c.sum(_mask(cast(a, ct), where, 0), axis, keepdims)
     n = _count(a, axis, keepdims, where)
-    r = s / (cast(n, ft) if not isinstance(n, int) else n)
-    return cast(r, dtype) if dtype is not None else r
+    r = s / (cast(n, ct) if not isinstance(n, int) else n)
+    return cast(r, dtype if dtype is not None else ft)
+
+
+def _upcast(dt):
+    """The dtype a float reduction computes in: 16-bit floats in float32 (as JAX, so sums and
+    counts do not overflow)."""
+    return _np.dtype("float32") if kind(dt) == "f" and getattr(dt, "itemsize", 4) == 2 else dt
 
 
 def _ddof(op, ddof, correction):
@@ -146,12 +153,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if where is None and dtype is None and isinstance(ddof, int):
         return _c.var(a, axis, keepdims, ddof)
     a = to_float(cast(a, dtype) if dtype is not None and is_inexact(dtype) else a)
+    ft = a.dtype
+    a = cast(a, _upcast(ft))
     m = mean(a, axis, keepdims=True, where=where)
     d = _mask(a - m, where, 0)
     s = _c.sum(d * d, axis, keepdims)
     n = _count(a, axis, keepdims, where)
     r = s / (cast(arr(n), a.dtype) - ddof)
-    return cast(r, dtype) if dtype is not None else r
+    return cast(r, dtype if dtype is not None else ft)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -350,6 +359,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         return var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction)
     ddof = _ddof("nanvar", ddof, correction)
     v = _valid(a, where)
+    ft = a.dtype
+    a = cast(a, _upcast(ft))
     a0 = _nan_to(a, 0)
     n = cast(_c.sum(v, axis, keepdims), a.dtype)
     m = _c.sum(a0, axis, True) / cast(_c.sum(v, axis, True), a.dtype)
@@ -358,7 +369,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     dof = n - ddof
     r = _c.where(dof > 0, s / _c.where(dof > 0, dof, _c.full((), 1, a.dtype)),
                  _c.full((), _np.nan, a.dtype))
-    return cast(r, to_dtype(dtype)) if dtype is not None else r
+    return cast(r, to_dtype(dtype) if dtype is not None else ft)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

@@ -24,6 +24,9 @@ def test_rounding():
     x = SPECIAL
     close(jnp.round(x), np.round(x))
     close(jnp.around(A, 2), np.around(A, 2), rtol=1e-5)
+    h = np.array([1000.25, -3.14159], np.float16)
+    close(jnp.round(h, 3), np.round(h.astype(np.float32), 3).astype(np.float16))
+    assert jnp.round(h, 3).dtype == np.float16
     close(jnp.round(np.array([1234, -1250, 1350]), -2), np.round([1234, -1250, 1350], -2))
     close(jnp.rint(x), np.rint(x))
     close(jnp.fix(x), np.fix(x))

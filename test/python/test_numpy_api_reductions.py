@@ -43,6 +43,11 @@ def test_sum_dtype_initial_where():
     close(jnp.any(A > 1, axis=1, where=mask), np.any(A > 1, axis=1, where=mask))
     assert jnp.mean(np.arange(4, dtype=np.int32)).dtype == np.float32
     assert jnp.mean(A, dtype=jnp.float16).dtype == np.float16
+    # 16-bit floats are averaged in float32 (as JAX): no overflow of the sum or the count
+    h = np.ones(100000, np.float16)
+    for r in (jnp.mean(h, where=h > 0), jnp.nanmean(h), jnp.var(h, where=h > 0) + 1,
+              jnp.nanvar(h) + 1, jnp.nanstd(h) + 1):
+        assert r.dtype == np.float16 and float(r) == 1.0
 
 
 def test_reduction_errors():
