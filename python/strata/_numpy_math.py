@@ -11,7 +11,8 @@ import numpy as _np
 
 from strata import _core
 from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
-                                check_out, axis_index, int_dtype, float_dtype, to_float, rtype)
+                                check_out, axis_index, int_dtype, float_dtype, to_float, rtype,
+                                move_to_end)
 
 __all__ = ["round", "around", "rint", "fix", "trunc", "clip", "mod", "fmod", "divmod",
            "ldexp", "frexp", "modf", "heaviside", "sinc", "hypot", "copysign", "signbit",
@@ -27,9 +28,10 @@ __all__ = ["round", "around", "rint", "fix", "trunc", "clip", "mod", "fmod", "di
            "isrealobj", "isscalar", "iterable", "size", "shape", "ndim", "generic", "number",
            "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
            "complexfloating", "character", "flexible", "euler_gamma", "vectorize",
-           "frompyfunc", "apply_along_axis", "apply_over_axes", "fromfunction", "printoptions",
+           "frompyfunc", "ufunc", "apply_along_axis", "apply_over_axes", "fromfunction", "printoptions",
            "set_printoptions", "get_printoptions", "array_repr", "array_str", "save", "savez",
-           "load", "frombuffer", "fromstring", "fromiter", "s_", "index_exp", "r_", "c_"]
+           "load", "frombuffer", "fromstring", "fromiter", "fromfile", "s_", "index_exp", "r_",
+           "c_", "spacing", "einsum_path"]
 
 
 def _bin(x1, x2):
@@ -58,6 +60,8 @@ def round(a, decimals=0, out=None):
     if decimals == 0:
         return _c.round(a)
     f = 10.0 ** decimals
+    if getattr(a.dtype, "itemsize", 4) == 2:  # 16-bit floats scale in float32, as JAX
+        return cast(_c.round(cast(a, _np.dtype("float32")) * f) / f, a.dtype)
     return _c.round(a * f) / f
 
 
@@ -149,9 +153,9 @@ def frexp(x):
     it = int_dtype()
     ok = _c.logical_and(_c.isfinite(x), _c.not_equal(x, 0))
     ax = _c.where(ok, _c.abs(x), _c.ones((), x.dtype))
-    e = cast(_c.floor(_c.log(cast(ax, _np.float32)) / _np.float32(_np.log(2.0))), it) + 1
-    two = cast(arr(2.0), x.dtype)
-    m = ax * _c.power(two, cast(-e, x.dtype))
+    lt = x.dtype if getattr(x.dtype, "itemsize", 2) >= 4 else _np.dtype("float32")
+    e = cast(_c.floor(_c.log(cast(ax, lt)) / float(_np.log(2.0))), it) + 1
+    m = ldexp(ax, -e)
     for _ in range(2):  # fix the floating rounding of the logarithm
         hi = _c.greater_equal(m, 1)
         lo = _c.less(m, 0.5)
@@ -170,6 +174,19 @@ def modf(x, out=None):
 
 
 # ---- Signs and special values ----------------------------------------------------------------
+
+def spacing(x):
+    """The distance from x to the next representable number away from zero (negative for
+    negative x; NaN for infinities and NaN)."""
+    x = to_float(arr(x))
+    fi = finfo(x.dtype)
+    _, e = frexp(x)
+    sp = ldexp(_c.ones_like(x), e - 1 - int(fi.nmant))
+    tiny = cast(arr(float(fi.smallest_subnormal)), x.dtype)
+    sp = _c.where(_c.logical_or(_c.equal(x, 0), _c.less(sp, tiny)), tiny, sp)
+    sp = _c.where(_c.less(x, 0), -sp, sp)
+    return _c.where(_c.isfinite(x), sp, _c.full((), _np.nan, x.dtype))
+
 
 def signbit(x):
     """True where the sign bit is set (negative numbers, -0.0, negative NaNs)."""
@@ -198,16 +215,17 @@ def heaviside(x1, x2):
     """0 for x1 < 0, x2 for x1 == 0, 1 for x1 > 0."""
     a, b = _bin(to_float(arr(x1)), x2)
     return _c.where(_c.less(a, 0), _c.zeros((), a.dtype),
-                    _c.where(_c.greater(a, 0), _c.ones((), a.dtype), b))
+                    _c.where(_c.greater(a, 0), _c.ones((), a.dtype),
+                             _c.where(isnan(a), a, b)))
 
 
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0 (with derivative 0 there)."""
     x = to_float(arr(x))
     zero = _c.equal(x, 0)
-    safe = _c.where(zero, _c.ones((), x.dtype), x)
+    safe = _c.where(zero, 1.0, x)
     px = safe * _np.pi
-    return _c.where(zero, _c.ones((), x.dtype), _c.sin(px) / px)
+    return _c.where(zero, 1.0, _c.sin(px) / px)
 
 
 def hypot(x1, x2):
@@ -335,7 +353,7 @@ def float_power(x1, x2):
 
 def _log_base(x, base):
     x = to_float(arr(x))
-    return _c.log(x) / cast(arr(_np.log(base)), x.dtype)
+    return _c.log(x) / float(_np.log(base))
 
 
 def log2(x):
@@ -625,16 +643,18 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 # ---- Polynomials (coefficients highest power first) -------------------------------------------
 
 def polyval(p, x, *, unroll=16):
-    """The polynomial with coefficients p (highest power first) at x, by Horner's rule."""
+    """The polynomial with coefficients p (highest power first) at x, by Horner's rule (a scan
+    over the coefficients, `unroll` steps per iteration)."""
+    from strata.lax import scan
     p, x = arr(p), arr(x)
     if p.ndim != 1:
         raise ValueError(f"[polyval] p must be 1-d, got {list(p.shape)}")
     t = rtype(p, x)
     p, x = cast(p, t), cast(x, t)
-    y = _c.zeros(x.shape, t)
-    for k in range(p.shape[0]):
-        y = y * x + p[k]
-    return y
+    y0 = _c.zeros(x.shape, t)
+    if p.shape[0] == 0:
+        return y0
+    return scan(lambda y, c: (y * x + c, None), y0, p, unroll=int(unroll))[0]
 
 
 def _trim(a):
@@ -1040,6 +1060,7 @@ class vectorize:
         for i in ex_pos:
             if not 0 <= i < len(args):
                 raise ValueError(f"[vectorize] excluded positional argument {i} not given")
+        ex_pos |= {i for i, a in enumerate(args) if a is None}  # None passes through, as JAX
         static_kw = {k: v for k, v in kwargs.items() if k in ex_kw}
         dyn_kw = {k: v for k, v in kwargs.items() if k not in ex_kw}
         names = list(dyn_kw)
@@ -1082,19 +1103,153 @@ class vectorize:
         return f(*vals)
 
 
-def frompyfunc(func, /, nin, nout, *, identity=None):
-    """An elementwise ufunc-like callable from a scalar function (vectorize over all
-    arguments)."""
-    v = vectorize(func)
+class ufunc:
+    """A universal function (jax.numpy.ufunc): an elementwise function of nin arguments with
+    numpy's methods outer, reduce, accumulate and at (binary, single-output functions); call,
+    reduce, accumulate and at may give fast implementations, else folds run as scans."""
 
-    def ufunc(*args):
-        if len(args) != nin:
-            raise TypeError(f"[frompyfunc] expected {nin} arguments, got {len(args)}")
-        return v(*args)
-    ufunc.nin, ufunc.nout, ufunc.identity = nin, nout, identity
-    ufunc.__name__ = getattr(func, "__name__", "ufunc")
-    ufunc.__doc__ = f"{ufunc.__name__} applied elementwise (frompyfunc)."
-    return ufunc
+    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None, call=None,
+                 reduce=None, accumulate=None, at=None, reduceat=None):
+        self._func = func
+        self.nin, self.nout = int(nin), int(nout)
+        self.nargs = self.nin if nargs is None else int(nargs)
+        self.identity = identity
+        self.__name__ = name or getattr(func, "__name__", "ufunc")
+        self.__doc__ = getattr(func, "__doc__", None) or ufunc.__doc__
+        self._call = call if call is not None else vectorize(func)
+        self._reduce, self._accumulate, self._at = reduce, accumulate, at
+        if reduceat is not None:
+            raise NotImplementedError("[ufunc] reduceat is not supported")
+
+    def __repr__(self):
+        return f"<strata.numpy.ufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, where=None):
+        check_out(self.__name__, out)
+        if where is not None:
+            raise NotImplementedError(f"[{self.__name__}] the where argument is not supported")
+        if len(args) != self.nin:
+            raise TypeError(f"[{self.__name__}] expected {self.nin} arguments, got {len(args)}")
+        return self._call(*args)
+
+    def _binary(self, method):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"[{self.__name__}.{method}] only binary ufuncs with one output "
+                             f"support {method} (nin={self.nin}, nout={self.nout})")
+
+    def outer(self, A, B, /):
+        """func(a, b) for every pair of entries: shape A.shape + B.shape."""
+        self._binary("outer")
+        a, b = arr(A), arr(B)
+        return self(_c.reshape(a, tuple(a.shape) + (1,) * b.ndim), b)
+
+    def _fold(self, a, axis, initial, where, keep_all):
+        from strata.lax import scan
+        x = _c.moveaxis(a, axis, 0) if axis else a
+        w = None
+        if where is not None:
+            w = _c.broadcast_to(arr(where), a.shape)
+            w = _c.moveaxis(w, axis, 0) if axis else w
+        if initial is None:
+            if x.shape[0] == 0:
+                if self.identity is None:
+                    raise ValueError(f"[{self.__name__}.reduce] zero-size reduction of a ufunc "
+                                     f"without identity needs initial")
+                initial = self.identity
+            elif w is not None:
+                if self.identity is None:
+                    raise ValueError(f"[{self.__name__}.reduce] a where mask needs initial (or "
+                                     f"a ufunc identity)")
+                initial = self.identity
+        if initial is None:
+            carry, xs, ws = x[0], x[1:], None if w is None else w[1:]
+        else:
+            carry, xs, ws = _c.broadcast_to(cast(arr(initial), x.dtype), x.shape[1:]), x, w
+
+        def step(c, item):
+            v = item if ws is None else item[0]
+            n = cast(self(c, v), c.dtype)
+            if ws is not None:
+                n = _c.where(item[1], n, c)
+            return n, (n if keep_all else None)
+        final, ys = scan(step, carry, xs if ws is None else (xs, ws))
+        return final, ys, carry if initial is None else None
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        """func folded over axis (all axes for None, several in turn for a tuple), starting
+        from initial (or the first entry; the identity where needed)."""
+        self._binary("reduce")
+        check_out(f"{self.__name__}.reduce", out)
+        if self._reduce is not None:
+            return self._reduce(a, axis, dtype, None, keepdims, initial, where)
+        a = arr(a)
+        if dtype is not None:
+            a = cast(a, to_dtype(dtype))
+        if axis is None:
+            axs = tuple(range(a.ndim))
+        elif isinstance(axis, (tuple, list)):
+            axs = tuple(axis_index(f"{self.__name__}.reduce", x, a.ndim) for x in axis)
+        else:
+            axs = (axis_index(f"{self.__name__}.reduce", axis, a.ndim),)
+        if not axs:
+            return a
+        # the reduced axes merged into one (numpy reduces several axes only for reorderable
+        # ufuncs, where the order does not matter)
+        x = move_to_end(a, axs)
+        w = None if where is None else move_to_end(_c.broadcast_to(arr(where), a.shape), axs)
+        r = self._fold(x, x.ndim - 1, initial, w, False)[0]
+        if keepdims:
+            r = _c.reshape(r, tuple(1 if i in axs else s for i, s in enumerate(a.shape)))
+        return r
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        """The running fold of func along axis (the first entry, then func(previous, next))."""
+        self._binary("accumulate")
+        check_out(f"{self.__name__}.accumulate", out)
+        if self._accumulate is not None:
+            return self._accumulate(a, axis, dtype)
+        a = arr(a)
+        if dtype is not None:
+            a = cast(a, to_dtype(dtype))
+        ax = axis_index(f"{self.__name__}.accumulate", axis, a.ndim)
+        if a.shape[ax] == 0:
+            return a
+        _, ys, first = self._fold(a, ax, None, None, True)
+        r = _c.concatenate([first[None], ys], 0) if ys.shape[0] else first[None]
+        return _c.moveaxis(r, 0, ax) if ax else r
+
+    def at(self, a, indices, b=None, /, *, inplace=True):
+        """a with a[i] = func(a[i], b) applied at each index in turn (repeats accumulate);
+        inplace=False is required (Arrays are immutable)."""
+        if inplace:
+            raise ValueError(f"[{self.__name__}.at] Arrays are immutable: pass inplace=False "
+                             f"and use the result")
+        if self._at is not None and b is not None:
+            return self._at(arr(a), arr(indices), b)
+        from strata.lax import scan
+        a = arr(a)
+        idx = _c.ravel(arr(indices))
+        n = a.shape[0]
+        idx = _c.where(idx < 0, idx + n, idx)
+        if b is None:
+            if self.nin != 1:
+                raise ValueError(f"[{self.__name__}.at] b is needed for a binary ufunc")
+            upd = lambda x, v: self(x)
+            bs = _c.zeros(idx.shape, a.dtype)
+        else:
+            self._binary("at")
+            upd = self
+            bs = _c.broadcast_to(cast(arr(b), a.dtype), tuple(idx.shape) + tuple(a.shape[1:]))
+
+        def step(c, item):
+            i, v = item
+            return c.at[i].set(cast(arr(upd(c[i], v)), c.dtype)), None
+        return scan(step, a, (idx, bs))[0]
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """A ufunc from a Python function of scalars (vectorized over all arguments)."""
+    return ufunc(func, nin, nout, identity=identity)
 
 
 def apply_along_axis(func1d, axis, arr_, *args, **kwargs):
@@ -1175,6 +1330,20 @@ def fromstring(string, dtype=float, count=-1, *, sep):
 def fromiter(iterable, dtype, count=-1):
     """An Array of the values of an iterable."""
     return arr(_np.fromiter(iterable, to_dtype(dtype), count))
+
+
+def fromfile(*args, **kwargs):
+    """Not supported (as in JAX): read with numpy.fromfile and convert with asarray."""
+    raise NotImplementedError("[fromfile] reading files inside traced code is not supported: "
+                              "use numpy.fromfile and strata.numpy.asarray")
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """numpy's contraction order for einsum over operands of these shapes (the path, and a
+    printable report)."""
+    ops = [_np.zeros(o.shape, _np.float32) if hasattr(o, "shape") else o for o in operands]
+    return _np.einsum_path(subscripts, *ops, optimize="greedy" if optimize == "auto" else
+                           optimize)
 
 
 s_, index_exp = _np.s_, _np.index_exp

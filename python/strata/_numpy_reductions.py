@@ -6,7 +6,7 @@ import builtins as _b
 
 import numpy as _np
 
-from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
+from strata._numpy_util import (_c, _l, arr, kind, is_inexact, to_dtype, cast,
                                 check_out, axis_index, axes, lowest, highest, float_dtype,
                                 to_float, move_to_end, keep_shape, int_dtype, rtype)
 
@@ -27,43 +27,36 @@ def _mask(a, where, fill):
                     _c.full((), fill, a.dtype))
 
 
-def _finish_dtype(r, dtype, src):
-    return cast(r, dtype) if dtype is not None else r
+def _accumulate(op, core, identity, combine, a, axis, dtype, out, keepdims, initial, where,
+                promote_integers):
+    check_out(op, out)
+    a, dtype = arr(a), to_dtype(dtype)
+    axes(op, axis, a.ndim)
+    if dtype is not None:
+        a = cast(a, dtype)
+    r = core(_mask(a, where, identity), axis, keepdims)
+    if dtype is not None:
+        r = cast(r, dtype)
+    elif not promote_integers and kind(a.dtype) != "b":
+        r = cast(r, a.dtype)
+    if initial is not None:
+        r = combine(r, cast(arr(initial), r.dtype))
+    return r
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
     """Sum over the axes (all for None); booleans and narrow integers sum in the default integer
     unless promote_integers=False; `where` masks entries out, `initial` is added."""
-    check_out("sum", out)
-    a, dtype = arr(a), to_dtype(dtype)
-    if dtype is not None:
-        a = cast(a, dtype)
-    r = _c.sum(_mask(a, where, 0), axis, keepdims)
-    if dtype is not None:
-        r = cast(r, dtype)
-    elif not promote_integers and kind(a.dtype) != "b":
-        r = cast(r, a.dtype)
-    if initial is not None:
-        r = r + cast(arr(initial), r.dtype)
-    return r
+    return _accumulate("sum", _c.sum, 0, _c.add, a, axis, dtype, out, keepdims, initial, where,
+                       promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product over the axes, with sum's dtype rules; `where` masks, `initial` multiplies."""
-    check_out("prod", out)
-    a, dtype = arr(a), to_dtype(dtype)
-    if dtype is not None:
-        a = cast(a, dtype)
-    r = _c.prod(_mask(a, where, 1), axis, keepdims)
-    if dtype is not None:
-        r = cast(r, dtype)
-    elif not promote_integers and kind(a.dtype) != "b":
-        r = cast(r, a.dtype)
-    if initial is not None:
-        r = r * cast(arr(initial), r.dtype)
-    return r
+    return _accumulate("prod", _c.prod, 1, _c.multiply, a, axis, dtype, out, keepdims, initial,
+                       where, promote_integers)
 
 
 product = prod
@@ -72,6 +65,7 @@ product = prod
 def _extremum(op, core, comb, fill_of, a, axis, out, keepdims, initial, where):
     check_out(op, out)
     a = arr(a)
+    axes(op, axis, a.ndim)
     if where is not None and initial is None:
         raise ValueError(f"[{op}] reduction operation {op!r} has no identity, so a where mask "
                          f"needs an initial value")
@@ -122,15 +116,23 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over the axes (integers average in the default float)."""
     check_out("mean", out)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("mean", axis, a.ndim)
     if dtype is not None and is_inexact(dtype):
         a = cast(a, dtype)
     if where is None and dtype is None:
         return _c.mean(a, axis, keepdims)
     ft = float_dtype(a)
-    s = _c.sum(_mask(cast(a, ft), where, 0), axis, keepdims)
+    ct = _upcast(ft)
+    s = _c.sum(_mask(cast(a, ct), where, 0), axis, keepdims)
     n = _count(a, axis, keepdims, where)
-    r = s / (cast(n, ft) if not isinstance(n, int) else n)
-    return cast(r, dtype) if dtype is not None else r
+    r = s / (cast(n, ct) if not isinstance(n, int) else n)
+    return cast(r, dtype if dtype is not None else ft)
+
+
+def _upcast(dt):
+    """The dtype a float reduction computes in: 16-bit floats in float32 (as JAX, so sums and
+    counts do not overflow)."""
+    return _np.dtype("float32") if kind(dt) == "f" and getattr(dt, "itemsize", 4) == 2 else dt
 
 
 def _ddof(op, ddof, correction):
@@ -147,15 +149,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     check_out("var", out)
     ddof = _ddof("var", ddof, correction)
     a, dtype = arr(a), to_dtype(dtype)
+    axes("var", axis, a.ndim)
     if where is None and dtype is None and isinstance(ddof, int):
         return _c.var(a, axis, keepdims, ddof)
     a = to_float(cast(a, dtype) if dtype is not None and is_inexact(dtype) else a)
+    ft = a.dtype
+    a = cast(a, _upcast(ft))
     m = mean(a, axis, keepdims=True, where=where)
     d = _mask(a - m, where, 0)
     s = _c.sum(d * d, axis, keepdims)
     n = _count(a, axis, keepdims, where)
     r = s / (cast(arr(n), a.dtype) - ddof)
-    return cast(r, dtype) if dtype is not None else r
+    return cast(r, dtype if dtype is not None else ft)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -166,39 +171,48 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return cast(r, to_dtype(dtype)) if dtype is not None else r
 
 
+def _logical(op, core, fill, a, axis, out, keepdims, where):
+    check_out(op, out)
+    a = arr(a)
+    axes(op, axis, a.ndim)
+    if where is not None:
+        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, fill)
+    return core(a, axis, keepdims)
+
+
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every entry (that `where` selects) is nonzero."""
-    check_out("all", out)
-    a = arr(a)
-    if where is not None:
-        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, True)
-    return _c.all(a, axis, keepdims)
+    return _logical("all", _c.all, True, a, axis, out, keepdims, where)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some entry (that `where` selects) is nonzero."""
-    check_out("any", out)
+    return _logical("any", _c.any, False, a, axis, out, keepdims, where)
+
+
+def _arg(op, core, a, axis, out, keepdims):
+    check_out(op, out)
     a = arr(a)
-    if where is not None:
-        a = _mask(_c.not_equal(a, 0) if kind(a.dtype) != "b" else a, where, False)
-    return _c.any(a, axis, keepdims)
+    if axis is not None:
+        axis = axis_index(op, axis, a.ndim)
+    return core(a, axis, bool(keepdims))
 
 
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (the first one; NaN counts as the maximum), flat for axis None."""
-    check_out("argmax", out)
-    return _c.argmax(a, axis, bool(keepdims))
+    return _arg("argmax", _c.argmax, a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum (the first one; NaN counts as the minimum), flat for axis None."""
-    check_out("argmin", out)
-    return _c.argmin(a, axis, bool(keepdims))
+    return _arg("argmin", _c.argmin, a, axis, out, keepdims)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
     """max - min over the axes ("peak to peak")."""
     check_out("ptp", out)
+    a = arr(a)
+    axes("ptp", axis, a.ndim)
     return _c.subtract(_c.max(a, axis, keepdims), _c.min(a, axis, keepdims))
 
 
@@ -345,6 +359,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         return var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction)
     ddof = _ddof("nanvar", ddof, correction)
     v = _valid(a, where)
+    ft = a.dtype
+    a = cast(a, _upcast(ft))
     a0 = _nan_to(a, 0)
     n = cast(_c.sum(v, axis, keepdims), a.dtype)
     m = _c.sum(a0, axis, True) / cast(_c.sum(v, axis, True), a.dtype)
@@ -353,7 +369,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     dof = n - ddof
     r = _c.where(dof > 0, s / _c.where(dof > 0, dof, _c.full((), 1, a.dtype)),
                  _c.full((), _np.nan, a.dtype))
-    return cast(r, to_dtype(dtype)) if dtype is not None else r
+    return cast(r, to_dtype(dtype) if dtype is not None else ft)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

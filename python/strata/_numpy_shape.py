@@ -25,8 +25,8 @@ __all__ = ["reshape", "ravel", "concatenate", "concat", "stack", "hstack", "vsta
            "piecewise", "compress", "extract", "place", "put", "choose", "take",
            "take_along_axis", "put_along_axis", "linspace", "logspace", "geomspace", "arange",
            "squeeze", "expand_dims", "fill_diagonal", "unstack", "broadcast_arrays",
-           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "outer", "inner", "vdot",
-           "vecdot", "matvec", "vecmat"]
+           "broadcast_shapes", "broadcast_to", "vander", "tensordot", "einsum", "matmul", "outer",
+           "inner", "vdot", "vecdot", "matvec", "vecmat"]
 
 
 def _ints(op, v, what):
@@ -54,6 +54,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError("[reshape] missing the shape argument")
     a = arr(a)
     shape = _shape_arg(shape)
+    _check_reshape(a, shape)
     if order in ("C", "A"):
         return _c.reshape(a, shape)
     if order != "F":
@@ -61,6 +62,20 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     t = _c.transpose(a) if a.ndim > 1 else a
     r = _c.reshape(t, shape[::-1])
     return _c.transpose(r) if r.ndim > 1 else r
+
+
+def _check_reshape(a, shape):
+    """TypeError (as JAX) when shape (with at most one -1) does not hold a's elements."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"[reshape] can only specify one unknown dimension, got {shape}")
+    if _b.any(s < -1 for s in shape):
+        raise ValueError(f"[reshape] negative dimension in {shape}")
+    known = int(_np.prod([s for s in shape if s != -1])) if shape else 1
+    n = int(_np.prod(a.shape)) if a.ndim else 1
+    if (unknown and (known == 0 or n % known)) or (not unknown and known != n):
+        raise TypeError(f"[reshape] cannot reshape {a.type_str()} ({n} elements) to "
+                        f"{list(shape)}")
 
 
 def ravel(a, order="C"):
@@ -87,7 +102,15 @@ def concatenate(arrays, axis=0, dtype=None):
         return _c.concatenate([_c.ravel(x) for x in xs], 0)
     if xs[0].ndim == 0:
         raise ValueError("[concatenate] zero-dimensional arrays cannot be concatenated")
-    return _c.concatenate(xs, axis_index("concatenate", axis, xs[0].ndim))
+    ax = axis_index("concatenate", axis, xs[0].ndim)
+    for i, x in enumerate(xs[1:], 1):
+        if x.ndim != xs[0].ndim:
+            raise ValueError(f"[concatenate] arrays must have the same number of dimensions: "
+                             f"array {i} is {x.type_str()}, array 0 {xs[0].type_str()}")
+        if _b.any(p != q for d, (p, q) in enumerate(zip(x.shape, xs[0].shape)) if d != ax):
+            raise TypeError(f"[concatenate] array {i} ({x.type_str()}) does not match array 0 "
+                            f"({xs[0].type_str()}) outside axis {ax}")
+    return _c.concatenate(xs, ax)
 
 
 def concat(arrays, /, *, axis=0):
@@ -336,35 +359,30 @@ def _sl(x, axis, lo, hi):
 
 
 def _values_pairs(op, v, ndim):
-    """constant_values / end_values broadcast to per-axis (before, after) pairs of scalars
-    (Arrays allowed)."""
-    if isinstance(v, (int, float, bool, _np.number)) or (hasattr(v, "shape") and
-                                                         _np.ndim(v) == 0):
-        return [(v, v)] * ndim
-    a = _np.asarray(v, dtype=object) if not hasattr(v, "shape") else None
-    if a is None:
-        va = arr(v)
-        if va.ndim == 1 and va.shape[0] in (1, 2):
-            p = (va[0], va[-1])
-            return [p] * ndim
-        if va.ndim == 2:
-            bv = _c.broadcast_to(va, (ndim, 2))
-            return [(bv[i, 0], bv[i, 1]) for i in range(ndim)]
-        raise ValueError(f"[{op}] values of shape {list(va.shape)} do not broadcast to "
-                         f"({ndim}, 2)")
-    b = _np.broadcast_to(a, (ndim, 2)) if a.ndim else _np.broadcast_to(a, (ndim, 2))
+    """constant_values / end_values broadcast to per-axis (before, after) pairs (numpy's
+    rules: a scalar, (v,), (before, after), or one pair per axis); Arrays may be traced."""
+    if isinstance(v, _core.Array):
+        if v.ndim == 0:
+            return [(v, v)] * ndim
+        try:
+            b = _c.broadcast_to(v, (ndim, 2))
+        except (ValueError, TypeError):
+            raise ValueError(f"[{op}] values of shape {list(v.shape)} do not broadcast to "
+                             f"({ndim}, 2)") from None
+        return [(b[i, 0], b[i, 1]) for i in range(ndim)]
+    try:
+        b = _np.broadcast_to(_np.asarray(v, dtype=object), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"[{op}] values {v!r} do not broadcast to ({ndim}, 2)") from None
     return [(b[i, 0], b[i, 1]) for i in range(ndim)]
 
 
 def _reflect(x, axis, lo, hi, method, symmetric):
-    """numpy's reflect/symmetric padding, chunk by chunk for pads longer than the axis."""
+    """numpy's reflect/symmetric padding, chunk by chunk for pads longer than the axis (which
+    has at least 2 entries for reflect, 1 for symmetric)."""
     while lo > 0 or hi > 0:
         n = x.shape[axis]
         period = n if symmetric else n - 1
-        if period <= 0:  # a single element: reflect repeats it
-            parts = [x] * 0
-            left = _c.concatenate([x] * lo + [x] + [x] * hi, axis) if lo + hi else x
-            return left
         cl, ch = _b.min(period, lo), _b.min(period, hi)
         off = 0 if symmetric else 1
         pieces = []
@@ -415,12 +433,18 @@ def _mean_axis(x, axis):
 
 def pad(array, pad_width, mode="constant", **kwargs):
     """array padded by pad_width ((before, after) per axis, broadcast like numpy) in numpy's
-    modes: constant (constant_values), edge, reflect/symmetric (reflect_type), wrap,
-    linear_ramp (end_values), maximum/minimum/mean/median (stat_length), empty."""
+    modes: constant, edge, reflect/symmetric, wrap, linear_ramp, maximum/minimum/mean/median,
+    empty, or a padding function (which returns the filled vector, as JAX)."""
     x = arr(array)
     pw = _pad_pairs("pad", pad_width, x.ndim)
     if callable(mode):
-        raise NotImplementedError("[pad] a callable mode is not supported")
+        # numpy's padding function, mode(vector, (before, after), axis, kwargs), applied to the
+        # 1-d slices of the zero-padded array axis by axis; it returns the filled vector.
+        from strata._numpy_math import apply_along_axis
+        x = _l.pad(x, _c.zeros((), x.dtype), [(lo, hi, 0) for lo, hi in pw])
+        for ax in range(x.ndim):
+            x = apply_along_axis(mode, ax, x, pw[ax], ax, kwargs)
+        return x
     allowed = {"constant": {"constant_values"}, "edge": set(), "empty": set(),
                "wrap": set(), "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
                "linear_ramp": {"end_values"}, "maximum": {"stat_length"},
@@ -478,8 +502,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                     t = _np.arange(w) / w
                 else:
                     t = (_np.arange(w)[::-1] + 0.0) / w
-                t = _c.reshape(arr(t.astype(_np.float32)), tuple(shape))
-                t = cast(t, ft)
+                t = cast(_c.reshape(arr(t), tuple(shape)), ft)
                 r = end + (edge - end) * t
                 if is_int(x.dtype):
                     r = _c.where(r < 0, _c.ceil(r), _c.floor(r))  # numpy truncates
@@ -806,7 +829,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _sum(diagonal(a, offset, axis1, axis2), -1, dtype)
 
 
-def eye(N, M=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None, *, device=None):
     """The [N, M] matrix with ones on the k-th diagonal."""
     return _c.eye(int(N), None if M is None else int(M), int(k), dtype)
 
@@ -851,6 +874,60 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{list(a.shape)} axis {i} and {b.dtype}{list(b.shape)} axis {j}")
     a, b = _promote(a, b)
     r = _l.dot_general(a, b, ((ax_a, ax_b), ((), ())))
+    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist(sub):
+    """numpy's interleaved einsum sublist ([0, 1], [Ellipsis, 0]) as subscript letters."""
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, (int, _np.integer)) and 0 <= int(s) < len(_LETTERS):
+            out.append(_LETTERS[int(s)])
+        else:
+            raise ValueError(f"[einsum] subscript {s!r} in a sublist must be an integer in "
+                             f"[0, {len(_LETTERS)}) or Ellipsis")
+    return "".join(out)
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None):
+    """Einstein summation over the operands: einsum('ij,jk->ik', a, b), or numpy's interleaved
+    form einsum(a, [0, 1], b, [1, 2], [0, 2]). optimize and precision are accepted (the
+    contraction order is Strata's own)."""
+    check_out("einsum", out)
+    if not isinstance(subscripts, str):
+        args = (subscripts,) + operands
+        ops, subs = list(args[0::2]), list(args[1::2])
+        out_sub = None
+        if len(ops) > len(subs):  # a trailing output sublist
+            out_sub = ops.pop()
+        spec = ",".join(_sublist(s) for s in subs)
+        if out_sub is not None:
+            spec += "->" + _sublist(out_sub)
+        subscripts, operands = spec, tuple(ops)
+    ops = [arr(o) for o in operands]
+    r = _c.einsum(subscripts, *ops)
+    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """The matrix product with numpy's rules: 1-d operands are vectors, leading axes
+    broadcast."""
+    a, b = arr(a), arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"[matmul] operands must have at least one dimension, got "
+                         f"{a.type_str()} and {b.type_str()}")
+    ka = a.shape[-1]
+    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if ka != kb:
+        raise TypeError(f"[matmul] contracting dimensions differ: {a.type_str()} and "
+                        f"{b.type_str()} ({ka} vs {kb})")
+    r = _c.matmul(a, b)
     return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
 
 
@@ -922,12 +999,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                          f"be 2 or 3): {list(a.shape)} and {list(b.shape)}")
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    z = _c.zeros(a.shape[:-1], a.dtype)
     a0, a1 = a[..., 0], a[..., 1]
     a2 = a[..., 2] if a.shape[-1] == 3 else _c.zeros_like(a0)
     b0, b1 = b[..., 0], b[..., 1]
     b2 = b[..., 2] if b.shape[-1] == 3 else _c.zeros_like(b0)
-    del z
     c = _c.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
     return moveaxis(c, -1, axisc)
 
@@ -1087,7 +1162,7 @@ def _flat_axis(a, axis):
 
 def delete(arr_, obj, axis=None, *, assume_unique_indices=False):
     """arr_ without the entries at the indices (or slice, or mask) obj along axis (flattened
-    for None)."""
+    for None); traced integer indices need assume_unique_indices=True."""
     a, ax = _flat_axis(arr(arr_), axis)
     n = a.shape[ax]
     if isinstance(obj, slice):
@@ -1095,7 +1170,13 @@ def delete(arr_, obj, axis=None, *, assume_unique_indices=False):
     else:
         o = arr(obj)
         if not o.is_concrete:
-            raise TypeError("[delete] obj must be concrete (the output shape depends on it)")
+            if not (assume_unique_indices and is_int(o.dtype)):
+                raise TypeError("[delete] obj must be concrete (the output shape depends on "
+                                "it), or unique integer indices with assume_unique_indices=True")
+            o = _c.ravel(o)
+            o = _c.where(o < 0, o + n, o)
+            keep = scatter_1d(_c.ones((n,), bool), o, _c.zeros(o.shape, bool))
+            return _c.take(a, nonzero(keep, size=n - o.shape[0])[0], ax)
         o = _np.asarray(o)
         if o.dtype == bool:
             if o.shape != (n,):

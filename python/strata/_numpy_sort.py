@@ -7,9 +7,9 @@ from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
-from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, to_dtype, cast,
-                                axis_index, int_dtype, concrete_int, float_dtype, rtype, lowest,
-                                highest, scatter_1d)
+from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, cast, axis_index,
+                                int_dtype, concrete_int, float_dtype, rtype, highest,
+                                scatter_1d)
 
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "msort", "searchsorted",
            "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
@@ -185,8 +185,9 @@ def _unique_core(ar, size, equal_nan=True):
     size = int(size)
     pos = _positions(mask, size, n)
     valid = _c.less(_l.iota(it, size), count)
-    vals = _c.take(s, _c.minimum(pos, n - 1), 0)
-    index = _c.take(perm, _c.minimum(pos, n - 1), 0)
+    first = _c.where(valid, pos, _c.zeros((), it))  # padding: the minimum, as JAX
+    vals = _c.take(s, first, 0)
+    index = _c.take(perm, first, 0)
     inv_sorted = _l.cumsum(cast(mask, it), 0) - 1
     inverse = scatter_1d(_c.zeros((n,), it), perm, inv_sorted)
     nxt = _c.concatenate([pos[1:], _c.full((1,), n, it)], 0)
@@ -206,10 +207,9 @@ def _fill_rows(vals, valid, fill_value):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted unique entries of ar (flattened for axis None, else unique slices along
-    axis), with the first indices, the inverse (ar's shape for axis None) and the counts on
-    request. `size` fixes the output length (padding with fill_value, by default the minimum
-    unique value), which works under jit and vmap."""
+    """The sorted unique entries of ar (slices along axis), with first indices, inverse (ar's
+    shape for axis None) and counts on request; `size` fixes the length for jit/vmap (padding
+    with fill_value, by default the minimum)."""
     a = arr(ar)
     if axis is None:
         x = _c.ravel(a)
@@ -218,8 +218,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         ax = axis_index("unique", axis, a.ndim)
         x = _c.moveaxis(a, ax, 0) if ax else a
     if x.shape[0] == 0:
+        if size and fill_value is None:
+            raise ValueError("[unique] for zero-sized input with nonzero size argument, "
+                             "fill_value must be specified")
         n = 0 if size is None else int(size)
-        vals = _c.zeros((n,) + tuple(x.shape[1:]), a.dtype)
+        vals = _c.full((n,) + tuple(x.shape[1:]), 0 if fill_value is None else fill_value,
+                       a.dtype)
         e = _c.zeros((n,), int_dtype())
         vi = _c.zeros(a.shape if axis is None else (0,), int_dtype())
         vals = vals if ax == 0 else _c.moveaxis(vals, 0, ax)
@@ -246,24 +250,27 @@ _UniqueInverse = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
-    """The Array API's unique values (sorted, NaNs counted once)."""
-    return unique(x, size=size, fill_value=fill_value)
+    """The Array API's unique values (sorted; each NaN distinct, as the Array API and JAX)."""
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
-    """(values, counts) of the unique entries."""
-    return _UniqueCounts(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+    """(values, counts) of the unique entries (NaNs distinct)."""
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                 fill_value=fill_value))
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
-    """(values, inverse_indices) of the unique entries (the inverse has x's shape)."""
-    return _UniqueInverse(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
+    """(values, inverse_indices) of the unique entries (the inverse has x's shape; NaNs
+    distinct)."""
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                  fill_value=fill_value))
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
-    """(values, indices, inverse_indices, counts) of the unique entries."""
+    """(values, indices, inverse_indices, counts) of the unique entries (NaNs distinct)."""
     return _UniqueAll(*unique(x, return_index=True, return_inverse=True, return_counts=True,
-                              size=size, fill_value=fill_value))
+                              equal_nan=False, size=size, fill_value=fill_value))
 
 
 def _select_sorted(op, values, valid, size, fill_value):
@@ -324,7 +331,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
     """The sorted unique values in both arrays (with the indices of their first occurrences
-    on request); `size` fixes the length."""
+    on request); `size` fixes the length (values padded with fill_value, by default the
+    smallest one, indices with the input sizes)."""
     a1, a2 = _c.ravel(arr(ar1)), _c.ravel(arr(ar2))
     dt = rtype(a1, a2)
     a1, a2 = cast(a1, dt), cast(a2, dt)
@@ -353,8 +361,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     idx2 = _c.take(i2, j, 0)
     fill = vals[0] if fill_value is None and pos.shape[0] else \
         cast(arr(0 if fill_value is None else fill_value), dt)
-    return (_c.where(ok, vals, fill), _c.where(ok, idx1, _c.zeros((), it)),
-            _c.where(ok, idx2, _c.zeros((), it)))
+    # padded indices are out of bounds (the input sizes), as JAX
+    return (_c.where(ok, vals, fill), _c.where(ok, idx1, _c.full((), n1, it)),
+            _c.where(ok, idx2, _c.full((), n2, it)))
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
@@ -366,15 +375,17 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """The sorted unique values of ar1 that are not in ar2."""
+    """The sorted unique values of ar1 that are not in ar2 (with size, padded with fill_value,
+    by default 0)."""
     a1, a2 = _c.ravel(arr(ar1)), _c.ravel(arr(ar2))
     dt = rtype(a1, a2)
     a1, a2 = cast(a1, dt), cast(a2, dt)
     u1, v1 = _unique_valid(a1, assume_unique)
     if u1.shape[0] == 0:
         return _c.zeros((0 if size is None else int(size),), dt)
+    # JAX fills with 0 by default here (the other set operations use the smallest value)
     return _select_sorted("setdiff1d", u1, _c.logical_and(v1, isin(u1, a2, invert=True)), size,
-                          fill_value)
+                          0 if fill_value is None else fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):

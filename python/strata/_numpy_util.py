@@ -56,11 +56,18 @@ def check_out(op, out):
                                   f"immutable)")
 
 
+class AxisError(ValueError, IndexError):
+    """An axis out of range: JAX raises ValueError, numpy its AxisError (an IndexError too);
+    both catch this one."""
+
+
 def axis_index(op, axis, ndim):
-    """One axis in [0, ndim), or ValueError as JAX."""
+    """One axis in [0, ndim), or AxisError."""
+    if not isinstance(axis, (int, _np.integer)):
+        raise TypeError(f"[{op}] axis must be an integer, got {axis!r}")
     a = int(axis)
     if not -ndim <= a < ndim:
-        raise ValueError(f"[{op}] axis {a} is out of bounds for array of dimension {ndim}")
+        raise AxisError(f"[{op}] axis {a} is out of bounds for array of dimension {ndim}")
     return a % ndim if ndim else 0
 
 
@@ -102,7 +109,15 @@ def float_dtype(x):
 
 
 def to_float(x):
-    return cast(x, float_dtype(x))
+    """x in float_dtype(x); a weakly typed integer (a Python int) stays weak, as in JAX."""
+    dt = float_dtype(x)
+    if x.dtype == dt:
+        return x
+    if x.weak_type:
+        r = _c.multiply(x, 1.0)
+        if r.dtype == dt:
+            return r
+    return x.astype(dt)
 
 
 def move_to_end(x, ax):

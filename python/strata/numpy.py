@@ -109,6 +109,61 @@ for _alias, _name in (("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan")
         globals()[_alias] = globals()[_name]
 del _alias, _name
 
+
+def _ufuncs():
+    """The binary bindings as jnp.ufunc objects (as in JAX: jnp.add.reduce, jnp.add.at ...),
+    with the reductions, scans and scatters that implement their methods directly."""
+    from strata import _numpy_reductions as r
+    from strata._numpy_util import axis_index
+
+    def sum_like(red):  # sum/prod: (a, axis, dtype, out, keepdims, initial, where)
+        return lambda a, axis, dtype, out, keepdims, initial, where: red(
+            a, axis, dtype, None, keepdims, initial, where)
+
+    def extremum(red):  # max/min: no dtype
+        def f(a, axis, dtype, out, keepdims, initial, where):
+            x = red(a, axis, None, keepdims, initial, where)
+            return x if dtype is None else x.astype(dtype)
+        return f
+
+    def logical(red, combine):  # all/any: no dtype, no initial
+        def f(a, axis, dtype, out, keepdims, initial, where):
+            x = red(a, axis, None, keepdims, where=where)
+            return x if initial is None else combine(x, initial)
+        return f
+
+    def scan(core):  # lax.cummax/cummin over one axis
+        def f(a, axis=0, dtype=None):
+            a = asarray(a) if dtype is None else asarray(a).astype(dtype)
+            return core(a, axis_index("accumulate", axis, a.ndim))
+        return f
+
+    def at(method):  # scatters with numpy's accumulation over repeated indices
+        return lambda a, indices, b: getattr(a.at[indices], method)(b)
+    table = {
+        "add": (0, sum_like(r.sum), r.cumsum, at("add")),
+        "multiply": (1, sum_like(r.prod), r.cumprod, at("multiply")),
+        "maximum": (None, extremum(r.max), scan(_core.lax.cummax), at("max")),
+        "minimum": (None, extremum(r.min), scan(_core.lax.cummin), at("min")),
+        "logical_and": (True, logical(r.all, logical_and), None, None),  # noqa: F405
+        "logical_or": (False, logical(r.any, logical_or), None, None),  # noqa: F405
+        "logical_xor": (False, None, None, None),
+        "bitwise_and": (-1, None, None, None),
+        "bitwise_or": (0, None, None, None),
+        "bitwise_xor": (0, None, None, None),
+        "subtract": (None, None, None, None),
+        "logaddexp": (-inf, None, None, None),
+    }
+    g = globals()
+    for name, (identity, red, acc, at_) in table.items():
+        f = g[name]
+        g[name] = ufunc(f, 2, 1, name=name, identity=identity, call=f,  # noqa: F405
+                        reduce=red, accumulate=acc, at=at_)
+
+
+_ufuncs()
+del _ufuncs
+
 # jnp.linalg: the names that need no decomposition (see _numpy_linalg.py); importable as
 # strata.numpy.linalg too.
 import sys as _sys  # noqa: E402
