@@ -222,6 +222,10 @@ void check_float_outputs(unsigned checks, const Primitive &prim, std::span<const
 }
 } // namespace
 
+// No dynamic level: an op with only concrete inputs goes to the eval level (see top_level).
+CompileTimeEval::CompileTimeEval() : override_(std::make_unique<DynamicOverride>(nullptr)) {}
+CompileTimeEval::~CompileTimeEval() = default;
+
 void set_debug_nans(bool nans, bool infs) {
   float_checks.store((nans ? 1u : 0u) | (infs ? 2u : 0u), std::memory_order_relaxed);
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -88,6 +89,20 @@ STRATA_EXPORT FlatFn custom_vjp_flat(
 /// checks its floating outputs and throws FloatingPointError naming the primitive and its
 /// inputs at the first NaN (Inf). Off by default; an off check costs one branch per bind.
 STRATA_EXPORT void set_debug_nans(bool nans, bool infs);
+class DynamicOverride;
+/// ensure_compile_time_eval: while one lives (on this thread), an op whose inputs are all
+/// concrete runs eagerly even while jit or a control-flow body traces; ops on traced values
+/// are traced as before.
+class STRATA_EXPORT CompileTimeEval {
+public:
+  CompileTimeEval();
+  ~CompileTimeEval();
+  CompileTimeEval(const CompileTimeEval &) = delete;
+  CompileTimeEval &operator=(const CompileTimeEval &) = delete;
+
+private:
+  std::unique_ptr<DynamicOverride> override_;
+};
 /// Thrown by the checks of set_debug_nans (Python: FloatingPointError).
 struct STRATA_EXPORT FloatingPointError : Error {
   using Error::Error;

@@ -157,6 +157,15 @@ void init_transforms(py::module_ &m) {
       arg("f"), arg("policy") = py::none(),
       "policy: None/'nothing', 'dots', 'everything', a list of checkpoint_name names, or "
       "policy(primitive name, input avals, params dict) -> bool.");
+  // A context manager: ops on concrete values run eagerly inside it (jax.ensure_compile_time_eval).
+  struct Scope {
+    std::unique_ptr<CompileTimeEval> eval;
+  };
+  py::class_<Scope>(m, "compile_time_eval",
+                    "A context: inside it, ops whose inputs are all concrete run eagerly.")
+      .def(py::init<>())
+      .def("__enter__", [](Scope &s) { s.eval = std::make_unique<CompileTimeEval>(); })
+      .def("__exit__", [](Scope &s, py::args) { s.eval.reset(); });
   m.def(
       "set_debug_nans", &set_debug_nans, arg("nans"), arg("infs"),
       "Turns the eval-level NaN/Inf checks of jax_debug_nans / jax_debug_infs on or off.");

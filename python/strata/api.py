@@ -1166,10 +1166,10 @@ def current_name_scope():
 
 @contextlib.contextmanager
 def ensure_compile_time_eval():
-    """A context in which ops on concrete values run eagerly, even while jit traces. Strata
-    always evaluates an op whose inputs are all concrete (none traced), so this changes
-    nothing: it exists for JAX programs that use it."""
-    yield
+    """A context in which ops whose inputs are all concrete run eagerly, even while jit (or a
+    control-flow body) traces: their results are concrete, usable in Python control flow."""
+    with _core.compile_time_eval():
+        yield
 
 
 @contextlib.contextmanager
