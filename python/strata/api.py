@@ -19,7 +19,7 @@ from strata.tree_util import tree_flatten, tree_unflatten, tree_map, tree_leaves
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "linearize", "vmap", "jacfwd", "jacrev", "jacobian",
     "hessian", "jit", "checkpoint", "remat", "checkpoint_policies", "eval_shape", "make_ir",
-    "make_jaxpr", "custom_jvp", "custom_vjp", "stop_gradient",
+    "make_jaxpr", "custom_jvp", "custom_vjp", "custom_gradient", "stop_gradient",
     "ShapeDtypeStruct", "ShapedArray", "typeof", "linear_transpose", "named_scope",
     "ensure_compile_time_eval", "disable_jit",
 ]
@@ -856,6 +856,32 @@ class custom_vjp:
         return tree_unflatten(box["out"], outs)
 
 
+def custom_gradient(fun):
+    """jax.custom_gradient: fun(*args) returns (out, vjp_fn) with vjp_fn(out_cotangent) -> a
+    tuple of argument cotangents (a single one for one argument); the result is fun's output,
+    differentiated by vjp_fn."""
+    @functools.wraps(fun)
+    def wrapped(*args):
+        box = {}
+
+        def primal(*a):
+            return fun(*a)[0]
+
+        def fwd(*a):
+            out, box["vjp"] = fun(*a)
+            return out, None
+
+        def bwd(_, g):
+            cts = box["vjp"](g)
+            if not isinstance(cts, tuple):
+                cts = (cts,)
+            return cts
+        f = custom_vjp(primal)
+        f.defvjp(fwd, bwd)
+        return f(*args)
+    return wrapped
+
+
 def stop_gradient(x):
     """x unchanged, each leaf treated as a constant by every derivative transform."""
     return tree_map(_core.lax.stop_gradient, x)
@@ -871,11 +897,14 @@ def _specs_as_arrays(tree):
     """tree with its ShapeDtypeStruct leaves as zero arrays of that type (lowering needs values;
     they are only traced)."""
     def leaf(x):
-        if isinstance(x, ShapeDtypeStruct):
-            z = jnp.zeros(x.shape, x.dtype)
-            return _core.asarray(z).with_weak_type(True) if x.weak_type and \
-                hasattr(z, "with_weak_type") else z
-        return x
+        if not isinstance(x, ShapeDtypeStruct):
+            return x
+        if x.weak_type:  # a Python scalar's zero, broadcast: weak, of the default dtype
+            z = jnp.broadcast_to(_core.asarray(False if x.dtype == _np.bool_ else
+                                               0.0 if x.dtype.kind in "fcV" else 0), x.shape)
+            if z.dtype == x.dtype:
+                return z
+        return jnp.zeros(x.shape, x.dtype)
     return tree_map(leaf, tree, is_leaf=lambda x: isinstance(x, ShapeDtypeStruct))
 
 

@@ -611,3 +611,31 @@ def test_finite_differences_agree_with_checkpointed_grad():
     g = strata.grad(strata.checkpoint(lambda v: _mlp(jnp.asarray(A), v),
                                       policy=P.dots_saveable))(X)
     close(g, numerical_grad(f64, X), rtol=1e-3, atol=1e-4)
+
+
+def test_custom_gradient():
+    @strata.custom_gradient
+    def f(x):
+        return jnp.sin(x), lambda g: (g * 3.0 * jnp.cos(x),)  # 3x the true derivative
+    want = 3 * np.cos(X)
+    close(f(X), np.sin(X))
+    close(strata.grad(lambda v: jnp.sum(f(v)))(X), want)
+    close(strata.jit(strata.grad(lambda v: jnp.sum(f(v))))(X), want)
+    close(strata.grad(strata.jit(lambda v: jnp.sum(f(v))))(X), want)
+    close(strata.vmap(strata.grad(f))(X), want)
+    close(strata.grad(strata.checkpoint(lambda v: jnp.sum(f(v))))(X), want)
+
+    @strata.custom_gradient
+    def mul(x, y):
+        return x * y, lambda ct: (ct * y, ct * x * 10.0)
+    gx, gy = strata.grad(mul, argnums=(0, 1))(2.0, 3.0)
+    close(gx, 3.0)
+    close(gy, 20.0)
+
+
+def test_lower_with_weak_specs_matches_python_scalars():
+    jf = strata.jit(lambda x, s: x * s)
+    c = jf.lower(strata.ShapeDtypeStruct((5,), jnp.float32),
+                 strata.ShapeDtypeStruct((), jnp.float32, weak_type=True)).compile()
+    close(c(X, 2.0), 2 * X)
+    assert "f32" in c.as_text("strata")
