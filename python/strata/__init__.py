@@ -12,8 +12,8 @@ from strata._core import from_dlpack  # noqa: F401
 from strata.api import (  # noqa: F401
     grad, value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, jacobian, hessian, jit,
     checkpoint, remat, checkpoint_policies, eval_shape, make_ir, make_jaxpr, custom_jvp,
-    custom_vjp, custom_gradient, stop_gradient, ShapeDtypeStruct, typeof, linear_transpose, named_scope,
-    ensure_compile_time_eval, disable_jit)
+    custom_vjp, custom_gradient, stop_gradient, ShapeDtypeStruct, typeof, linear_transpose,
+    named_scope, ensure_compile_time_eval, disable_jit)
 from strata._core import jit_cache_stats, clear_jit_cache, memory_stats  # noqa: F401
 
 __version__ = "0.1.0"

@@ -446,7 +446,8 @@ class ShapedArray:
     def str_short(self, short_dtypes=False):
         """'float32[2,3]' (with short_dtypes: 'f32[2,3]')."""
         name = self.dtype.name
-        return f"{_SHORT.get(name, name) if short_dtypes else name}[{','.join(map(str, self.shape))}]"
+        dims = ",".join(map(str, self.shape))
+        return f"{_SHORT.get(name, name) if short_dtypes else name}[{dims}]"
 
     def __str__(self):
         return self.str_short()

@@ -56,6 +56,10 @@ def test_device_errors():
         strata.devices("tpu")
     with pytest.raises(ValueError, match="process_index"):
         strata.local_devices(process_index=1)
+    if not any(n.startswith("cuda") for n in strata._core.devices()):
+        with pytest.raises(RuntimeError, match="no devices"):
+            strata.devices("gpu")
+        assert strata.default_backend() == "cpu"
 
 
 def test_arrays_know_their_device():
@@ -180,7 +184,7 @@ def test_ensure_compile_time_eval():
     close(lax.fori_loop(0, 3, body, jnp.zeros(())), 18.0)
 
 
-# ---- jacobian, linear_transpose -------------------------------------------------------------------
+# ---- jacobian, linear_transpose ------------------------------------------------------------------
 
 def test_jacobian_is_jacrev():
     assert strata.jacobian is strata.jacrev
@@ -325,7 +329,7 @@ def test_debug_nans_in_bfloat16_and_float16(options):
         jnp.log(jnp.asarray([1.0], dt))
 
 
-# ---- other config options -------------------------------------------------------------------------
+# ---- other config options ------------------------------------------------------------------------
 
 def test_config_options(options):
     for name, good, bad in [("jax_default_matmul_precision", "highest", "best"),
@@ -346,7 +350,7 @@ def test_config_options(options):
     assert strata.default_backend() == "cpu"
 
 
-# ---- checkpoint policies ---------------------------------------------------------------------------
+# ---- checkpoint policies -------------------------------------------------------------------------
 
 def _mlp(w, x):
     h = jnp.tanh(w @ x)
@@ -448,7 +452,7 @@ def test_checkpoint_options_and_errors():
         strata.grad(lambda v: jnp.sum(bad(v)))(X)
 
 
-# ---- custom_jvp / custom_vjp options ---------------------------------------------------------------
+# ---- custom_jvp / custom_vjp options -------------------------------------------------------------
 
 def test_defjvps():
     @strata.custom_jvp
@@ -552,7 +556,7 @@ def test_custom_vjp_none_cotangent_and_symbolic_zeros():
         strata.grad(lambda v: jnp.sum(h(v)))(X)
 
 
-# ---- vmap's options ----------------------------------------------------------------------------------
+# ---- vmap's options ------------------------------------------------------------------------------
 
 def test_vmap_axis_size_without_mapped_arguments():
     out = strata.vmap(lambda v: jnp.sin(v), in_axes=None, axis_size=4)(X)
