@@ -643,3 +643,13 @@ def test_lower_with_weak_specs_matches_python_scalars():
                  strata.ShapeDtypeStruct((), jnp.float32, weak_type=True)).compile()
     close(c(X, 2.0), 2 * X)
     assert "f32" in c.as_text("strata")
+
+
+def test_compiled_checks_static_arguments_and_structure():
+    jf = strata.jit(lambda x, n, d: {"y": x ** n + d["b"]}, static_argnums=1)
+    c = jf.lower(X, 3, {"b": jnp.ones(5)}).compile()
+    close(c(X, 3, {"b": np.full(5, 2.0, np.float32)})["y"], X ** 3 + 2.0, rtol=1e-4)
+    with pytest.raises(TypeError, match="static arguments differ"):
+        c(X, 2, {"b": jnp.ones(5)})
+    with pytest.raises(TypeError, match="compiled for"):
+        c(X, 3, {"c": jnp.ones(5)})
