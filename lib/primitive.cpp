@@ -230,6 +230,16 @@ void set_debug_nans(bool nans, bool infs) {
   float_checks.store((nans ? 1u : 0u) | (infs ? 2u : 0u), std::memory_order_relaxed);
 }
 
+std::string debug_nans_violation(const std::vector<Array> &xs) {
+  unsigned checks = float_checks.load(std::memory_order_relaxed);
+  if (!checks)
+    return {};
+  for (const Array &x : xs)
+    if (Bad b = first_bad(x, checks); b != Bad::None)
+      return b == Bad::NaN ? "nan" : "inf";
+  return {};
+}
+
 // ---- bind --------------------------------------------------------------------------------------
 AbstractValue abstract_of(const Array &a) { return {a.shape(), a.dtype(), a.weak_type()}; }
 

@@ -89,6 +89,10 @@ STRATA_EXPORT FlatFn custom_vjp_flat(
 /// checks its floating outputs and throws FloatingPointError naming the primitive and its
 /// inputs at the first NaN (Inf). Off by default; an off check costs one branch per bind.
 STRATA_EXPORT void set_debug_nans(bool nans, bool infs);
+/// What the enabled checks of set_debug_nans find among xs: "nan", "inf", or "" (also when
+/// they are off). jit runs this on a compiled call's outputs and, on a find, re-runs the
+/// function op by op so that the primitive that made the value throws.
+STRATA_EXPORT std::string debug_nans_violation(const std::vector<Array> &xs);
 class DynamicOverride;
 /// ensure_compile_time_eval: while one lives (on this thread), an op whose inputs are all
 /// concrete runs eagerly even while jit or a control-flow body traces; ops on traced values

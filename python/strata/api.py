@@ -968,7 +968,7 @@ class Compiled:
                             f"compiled for: got ({got}), compiled for ({want})"
                             + ("" if key == low._key else " (structure or static arguments "
                                "differ)"))
-        return low._jitted._call_prepared(trace, leaves, key, args, kwargs)
+        return low._jitted._call_prepared(trace, leaves, key)
 
 
 class Traced:
@@ -986,21 +986,6 @@ class Traced:
     def lower(self):
         """As jit(f).lower(*args)."""
         return self._jitted.lower(*self._args, **self._kwargs)
-
-
-def _bad_float_leaf(leaves):
-    """'nan' or 'inf' when a concrete floating leaf holds one the debug options look for."""
-    for o in leaves:
-        if not isinstance(o, _core.Array) or not o.is_concrete:
-            continue
-        if o.dtype.kind != "f" and o.dtype != jnp.bfloat16:
-            continue
-        a = _np.asarray(o).astype(_np.float32)
-        if config.jax_debug_nans and _np.isnan(a).any():
-            return "nan"
-        if config.jax_debug_infs and _np.isinf(a).any():
-            return "inf"
-    return None
 
 
 class _Jitted:
@@ -1038,26 +1023,17 @@ class _Jitted:
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         trace, leaves, key = self._prepare(args, kwargs)
-        return self._call_prepared(trace, leaves, key, args, kwargs)
+        return self._call_prepared(trace, leaves, key)
 
-    def _call_prepared(self, trace, leaves, key, args, kwargs):
-        """The compiled call, with jax_log_compiles and jax_debug_nans/infs around it."""
+    def _call_prepared(self, trace, leaves, key):
+        """The compiled call (jax_debug_nans/infs are checked by the core), logged under
+        jax_log_compiles."""
         log = config.jax_log_compiles
         misses = self._jit.stats()["misses"] if log else 0
         outs, out_tree = self._jit.call(trace, leaves, key)
         if log and self._jit.stats()["misses"] > misses:
             _logger.warning("Finished compiling %s for arguments %s", self.__name__,
                             [str(typeof(x)) for x in leaves])
-        if config.jax_debug_nans or config.jax_debug_infs:
-            bad = _bad_float_leaf(outs)
-            if bad:
-                # As JAX: run the function op by op so the primitive that made it raises.
-                with disable_jit():
-                    self._fun(*args, **kwargs)
-                raise FloatingPointError(
-                    f"[jit] invalid value ({bad}) encountered in jit({self.__name__}); running "
-                    "it op by op (jit disabled) produced none: the compiled code's rounding "
-                    "differs from the eager one's")
         return tree_unflatten(out_tree, outs)
 
     def lower(self, *args, **kwargs):

@@ -309,6 +309,24 @@ def test_debug_nans_under_jit_names_the_primitive(options):
     close(f(jnp.full(3, 3.0)), np.sin(3.0) + np.log(1.0))
 
 
+def test_debug_nans_in_compiled_backward_passes(options):
+    # The Inf appears only in the backward pass of the jitted function (d sqrt at 0), which the
+    # core compiles on its own: its outputs are checked and it is re-run op by op.
+    f = strata.jit(lambda v: jnp.sum(jnp.sqrt(v)))
+    x = jnp.asarray([0.0, 4.0])
+    assert np.isinf(np.asarray(strata.grad(f)(x))[0])
+    options.update("jax_debug_infs", True)
+    with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
+        strata.grad(f)(x)
+    with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
+        strata.jit(strata.grad(f))(x)
+    close(strata.grad(f)(jnp.asarray([1.0, 4.0])), [0.5, 0.25])
+    # Nested jits: the inner one is compiled into the outer; the re-run finds the primitive.
+    g = strata.jit(lambda v: strata.jit(lambda u: u / (u - 1.0))(v) * 2)
+    with pytest.raises(FloatingPointError, match=r"\[div\] invalid value \(inf\)"):
+        g(jnp.ones(2))
+
+
 def test_debug_infs(options):
     one, zero = jnp.asarray(1.0), jnp.asarray(0.0)
     options.update("jax_debug_infs", True)
