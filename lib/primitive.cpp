@@ -2,12 +2,16 @@
 #include "strata/primitive.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <mutex>
 
 #include "buffer_impl.h"
 #include "device_impl.h"
 #include "kernels_impl.h"
+#include "strata/transforms.h"
 #include "trace_impl.h"
 
 namespace strata {
@@ -146,6 +150,96 @@ std::vector<const Primitive *> all_primitives() {
   return out;
 }
 
+// ---- jax_debug_nans / jax_debug_infs ----------------------------------------------------------
+namespace {
+// Bit 0: check for NaN, bit 1: check for Inf. Read once per eval-level bind.
+std::atomic<unsigned> float_checks{0};
+
+enum class Bad { None, NaN, Inf };
+
+Bad classify_bits(uint32_t exponent, uint32_t all_ones, uint32_t mantissa) {
+  if (exponent != all_ones)
+    return Bad::None;
+  return mantissa ? Bad::NaN : Bad::Inf;
+}
+
+// The first NaN or Inf among x's elements that the enabled checks look for (None if none).
+Bad first_bad(const Array &x, unsigned checks) {
+  DType t = x.dtype();
+  if (t != DType::Float16 && t != DType::BFloat16 && t != DType::Float32 && t != DType::Float64)
+    return Bad::None;
+  if (!x.is_concrete() || x.size() == 0)
+    return Bad::None;
+  std::vector<unsigned char> copy;
+  const unsigned char *bytes;
+  if (x.buffer()->device().kind == Device::Kind::CPU) {
+    bytes = static_cast<const unsigned char *>(x.data());
+  } else {
+    copy.resize(static_cast<size_t>(x.nbytes()));
+    x.copy_to(copy.data());
+    bytes = copy.data();
+  }
+  auto wanted = [checks](Bad b) {
+    return (b == Bad::NaN && (checks & 1u)) || (b == Bad::Inf && (checks & 2u));
+  };
+  for (int64_t i = 0, n = x.size(); i < n; ++i) {
+    Bad b = Bad::None;
+    if (t == DType::Float32) {
+      float v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      b = std::isnan(v) ? Bad::NaN : std::isinf(v) ? Bad::Inf : Bad::None;
+    } else if (t == DType::Float64) {
+      double v;
+      std::memcpy(&v, bytes + 8 * i, 8);
+      b = std::isnan(v) ? Bad::NaN : std::isinf(v) ? Bad::Inf : Bad::None;
+    } else {
+      uint16_t v;
+      std::memcpy(&v, bytes + 2 * i, 2);
+      b = t == DType::Float16 ? classify_bits((v >> 10) & 0x1fu, 0x1fu, v & 0x3ffu)
+                              : classify_bits((v >> 7) & 0xffu, 0xffu, v & 0x7fu);
+    }
+    if (wanted(b))
+      return b;
+  }
+  return Bad::None;
+}
+
+void check_float_outputs(unsigned checks, const Primitive &prim, std::span<const Array> inputs,
+                         const Params &params, const std::vector<Array> &outs) {
+  for (const Array &o : outs) {
+    Bad b = first_bad(o, checks);
+    if (b == Bad::None)
+      continue;
+    std::string ins;
+    for (const Array &a : inputs)
+      ins += (ins.empty() ? "" : ", ") + a.type_str();
+    std::string p = params.str();
+    throw FloatingPointError(detail::cat("[", prim.name, "] invalid value (",
+                                         b == Bad::NaN ? "nan" : "inf", ") encountered in ",
+                                         prim.name, " with inputs (", ins, ")",
+                                         p.empty() ? "" : " and params {" + p + "}"));
+  }
+}
+} // namespace
+
+// No dynamic level: an op with only concrete inputs goes to the eval level (see top_level).
+CompileTimeEval::CompileTimeEval() : override_(std::make_unique<DynamicOverride>(nullptr)) {}
+CompileTimeEval::~CompileTimeEval() = default;
+
+void set_debug_nans(bool nans, bool infs) {
+  float_checks.store((nans ? 1u : 0u) | (infs ? 2u : 0u), std::memory_order_relaxed);
+}
+
+std::string debug_nans_violation(const std::vector<Array> &xs) {
+  unsigned checks = float_checks.load(std::memory_order_relaxed);
+  if (!checks)
+    return {};
+  for (const Array &x : xs)
+    if (Bad b = first_bad(x, checks); b != Bad::None)
+      return b == Bad::NaN ? "nan" : "inf";
+  return {};
+}
+
 // ---- bind --------------------------------------------------------------------------------------
 AbstractValue abstract_of(const Array &a) { return {a.shape(), a.dtype(), a.weak_type()}; }
 
@@ -175,10 +269,17 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
   }
   std::vector<AbstractValue> out = prim.shape_rule(avals, params);
   // Inputs on a GPU: the device runtime runs the op there (a compiled kernel per signature).
+  std::vector<Array> result;
+  bool on_device = false;
   for (const Array &a : inputs)
-    if (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU)
-      return device_eval(prim, inputs, params, common_device(prim.name, inputs));
-  return prim.impl(inputs, params, out);
+    on_device = on_device || (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU);
+  if (on_device)
+    result = device_eval(prim, inputs, params, common_device(prim.name, inputs));
+  else
+    result = prim.impl(inputs, params, out);
+  if (unsigned checks = float_checks.load(std::memory_order_relaxed)) [[unlikely]]
+    check_float_outputs(checks, prim, inputs, params, result);
+  return result;
 }
 
 Array bind1(const Primitive &prim, std::vector<Array> inputs, const Params &params) {

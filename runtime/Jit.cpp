@@ -355,6 +355,18 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
       throw RejitInline{};
     return {trace(args, aux), aux};
   };
+  // jax_debug_nans / jax_debug_infs: a compiled call that returns a NaN (Inf) is run again op by
+  // op, where the primitive that makes it throws (as JAX re-runs the de-optimized function).
+  auto checked = [&](std::vector<Array> outs) {
+    std::string bad = debug_nans_violation(outs);
+    if (bad.empty()) [[likely]]
+      return outs;
+    std::shared_ptr<void> scratch;
+    trace(args, scratch);
+    throw FloatingPointError("[jit] invalid value (" + bad + ") encountered in jit(" +
+                             im.options.name + "); running it op by op produced none: the "
+                             "compiled code's rounding differs from the eager one's");
+  };
   CacheKey key = make_key(im.id, static_key, args,
                           placement(im.options.name, im.options.device, args));
   if (std::shared_ptr<Entry> e = cache().find(key)) {
@@ -366,7 +378,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
     ++globals().hits;
     if (e->inline_only)
       return run_inline();
-    return {e->exe->run(args), e->aux};
+    return {checked(e->exe->run(args)), e->aux};
   }
 
   {
@@ -419,7 +431,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   cache().insert(key, entry);
   if (entry->inline_only)
     return run_inline();
-  return {entry->exe->run(args), entry->aux};
+  return {checked(entry->exe->run(args)), entry->aux};
 }
 } // namespace
 

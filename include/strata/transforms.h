@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -46,17 +47,27 @@ STRATA_EXPORT std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Ar
 /// What a checkpointed function keeps from its forward pass for the backward pass (besides its
 /// inputs); everything else is recomputed.
 struct CheckpointPolicy {
-  enum class Kind { Nothing, Dots, Names };
+  enum class Kind { Nothing, Dots, Names, Everything, Callback };
+  /// Kind::Callback: whether the outputs of one primitive application (the primitive, its
+  /// inputs' abstract values, its parameters) are saved. It must answer the same way every time
+  /// for the same application: the backward pass replays the function and asks again.
+  using Saveable =
+      std::function<bool(const Primitive &, std::span<const AbstractValue>, const Params &)>;
   Kind kind = Kind::Nothing;
   std::vector<std::string> names;
+  Saveable saveable;
   /// Save nothing: recompute the whole function (jax.checkpoint_policies.nothing_saveable).
   static CheckpointPolicy nothing() { return {}; }
   /// Save dot_general outputs (dots_saveable): matmuls are not recomputed.
-  static CheckpointPolicy dots() { return {Kind::Dots, {}}; }
+  static CheckpointPolicy dots() { return {Kind::Dots, {}, {}}; }
   /// Save the values tagged with checkpoint_name(x, name) for these names.
   static CheckpointPolicy save_names(std::vector<std::string> names) {
-    return {Kind::Names, std::move(names)};
+    return {Kind::Names, std::move(names), {}};
   }
+  /// Save every primitive's outputs (everything_saveable): nothing is recomputed.
+  static CheckpointPolicy everything() { return {Kind::Everything, {}, {}}; }
+  /// Save the outputs of the applications `f` accepts (JAX's callable policies).
+  static CheckpointPolicy callback(Saveable f) { return {Kind::Callback, {}, std::move(f)}; }
 };
 /// f, rematerialized under grad: only its inputs (and what the policy saves) are kept; the
 /// backward pass replays it.
@@ -73,6 +84,33 @@ STRATA_EXPORT FlatFn custom_jvp_flat(FlatFn f,
 STRATA_EXPORT FlatFn custom_vjp_flat(
     FlatFn f, FlatFn fwd, size_t num_outputs,
     std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)> bwd);
+
+/// jax_debug_nans / jax_debug_infs: while on, every primitive evaluated on concrete arrays
+/// checks its floating outputs and throws FloatingPointError naming the primitive and its
+/// inputs at the first NaN (Inf). Off by default; an off check costs one branch per bind.
+STRATA_EXPORT void set_debug_nans(bool nans, bool infs);
+/// What the enabled checks of set_debug_nans find among xs: "nan", "inf", or "" (also when
+/// they are off). jit runs this on a compiled call's outputs and, on a find, re-runs the
+/// function op by op so that the primitive that made the value throws.
+STRATA_EXPORT std::string debug_nans_violation(const std::vector<Array> &xs);
+class DynamicOverride;
+/// ensure_compile_time_eval: while one lives (on this thread), an op whose inputs are all
+/// concrete runs eagerly even while jit or a control-flow body traces; ops on traced values
+/// are traced as before.
+class STRATA_EXPORT CompileTimeEval {
+public:
+  CompileTimeEval();
+  ~CompileTimeEval();
+  CompileTimeEval(const CompileTimeEval &) = delete;
+  CompileTimeEval &operator=(const CompileTimeEval &) = delete;
+
+private:
+  std::unique_ptr<DynamicOverride> override_;
+};
+/// Thrown by the checks of set_debug_nans (Python: FloatingPointError).
+struct STRATA_EXPORT FloatingPointError : Error {
+  using Error::Error;
+};
 
 namespace detail {
 template <class T> using plain_t = std::decay_t<T>;

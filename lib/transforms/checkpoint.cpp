@@ -1,7 +1,8 @@
 // Checkpoint policies. The forward pass of a checkpointed call runs under a recording level
-// that keeps the outputs of the ops its policy saves (dot_general outputs, or values tagged by
-// checkpoint_name); the backward pass replays the call under a level that hands those values
-// back in the same order instead of recomputing them, below the grad level of the replay.
+// that keeps the outputs of the ops its policy saves (dot_general outputs, values tagged by
+// checkpoint_name, everything, or what a callback accepts); the backward pass replays the call
+// under a level that hands those values back in the same order instead of recomputing them,
+// below the grad level of the replay.
 #include <algorithm>
 
 #include "../control_flow_impl.h"
@@ -33,13 +34,24 @@ const Primitive &name_p = [] () -> const Primitive & {
   return register_primitive(std::move(p));
 }();
 
-bool saveable(const CheckpointPolicy &policy, const Primitive &prim, const Params &params) {
+bool saveable(const CheckpointPolicy &policy, const Primitive &prim,
+              const std::vector<Array> &vals, const Params &params) {
   switch (policy.kind) {
   case CheckpointPolicy::Kind::Nothing: return false;
+  case CheckpointPolicy::Kind::Everything: return true;
   case CheckpointPolicy::Kind::Dots: return prim.name == "dot_general";
   case CheckpointPolicy::Kind::Names:
     return &prim == &name_p && std::count(policy.names.begin(), policy.names.end(),
                                           params.get_string("name")) > 0;
+  case CheckpointPolicy::Kind::Callback: {
+    if (!policy.saveable)
+      throw Error("[checkpoint] a callback policy without a function", ErrorKind::Internal);
+    std::vector<AbstractValue> avals;
+    avals.reserve(vals.size());
+    for (const Array &v : vals)
+      avals.push_back(abstract_of(v));
+    return policy.saveable(prim, avals, params);
+  }
   }
   return false;
 }
@@ -79,7 +91,7 @@ public:
     for (const Array &x : inputs)
       vals.push_back(unwrap(x));
     std::vector<Array> outs;
-    bool save = active && saveable(policy, prim, params);
+    bool save = active && saveable(policy, prim, vals, params);
     if (save && replay) {
       size_t n = bind_count(prim, vals, params);
       if (next + n > replay->size())

@@ -19,6 +19,8 @@ PYBIND11_MODULE(_core, m) {
         std::rethrow_exception(p);
     } catch (const rt::ForeignTracer &e) {
       PyErr_SetString(foreign.ptr(), e.origin.c_str());
+    } catch (const FloatingPointError &e) {
+      PyErr_SetString(PyExc_FloatingPointError, e.what()); // jax_debug_nans / jax_debug_infs
     } catch (const Error &e) {
       PyObject *type = PyExc_ValueError;
       switch (e.kind()) {
@@ -54,6 +56,16 @@ PYBIND11_MODULE(_core, m) {
         return strata::device_put(x, parse_device(device));
       },
       "A copy of x on the named device (x itself when it is there).");
+  m.def(
+      "describe_device",
+      [](const std::string &name) {
+        Device d = parse_device(name);
+        if (d.kind == Device::Kind::CPU)
+          return std::string("cpu");
+        DeviceBackend *b = device_backend(d.kind);
+        return b ? b->describe(d.index) : std::string();
+      },
+      py::arg("name"), "A short description of the named device (\"NVIDIA H200, sm_90, ...\").");
   m.def(
       "gpu_unavailable_reason",
       [] {

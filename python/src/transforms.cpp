@@ -11,6 +11,42 @@ py::cpp_function callable(FlatFn f) {
   return py::cpp_function([f = std::move(f)](py::handle xs) { return f(to_array_list(xs)); });
 }
 int64_t axis_of(py::handle h) { return h.is_none() ? kNotBatched : index_of(h); }
+
+py::tuple shape_tuple(const Shape &s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i)
+    t[i] = s[i];
+  return t;
+}
+
+py::object param_value(const ParamValue &v) {
+  struct V {
+    py::object operator()(bool b) const { return py::bool_(b); }
+    py::object operator()(int64_t i) const { return py::int_(i); }
+    py::object operator()(double d) const { return py::float_(d); }
+    py::object operator()(const std::string &s) const { return py::str(s); }
+    py::object operator()(DType t) const { return numpy_dtype(t); }
+    py::object operator()(const std::vector<int64_t> &v) const { return shape_tuple(v); }
+  };
+  return std::visit(V{}, v);
+}
+
+// A Python policy(name, avals, params) -> bool as a checkpoint callback: avals are
+// (shape, dtype, weak_type) tuples of the primitive's inputs, params a dict of its parameters.
+CheckpointPolicy callback_policy(py::object f) {
+  auto held = hold(std::move(f));
+  return CheckpointPolicy::callback(
+      [held](const Primitive &prim, std::span<const AbstractValue> in, const Params &params) {
+        py::gil_scoped_acquire gil;
+        py::list avals;
+        for (const AbstractValue &a : in)
+          avals.append(py::make_tuple(shape_tuple(a.shape), numpy_dtype(a.dtype), a.weak_type));
+        py::dict ps;
+        for (const auto &[k, v] : params.items())
+          ps[py::str(k)] = param_value(v);
+        return py::bool_((*held)(prim.name, avals, ps)).cast<bool>();
+      });
+}
 } // namespace
 
 std::shared_ptr<py::object> hold(py::object obj) {
@@ -105,15 +141,34 @@ void init_transforms(py::module_ &m) {
           std::string s = policy.cast<std::string>();
           if (s == "dots")
             p = CheckpointPolicy::dots();
+          else if (s == "everything")
+            p = CheckpointPolicy::everything();
           else if (s != "nothing")
             throw py::value_error("[checkpoint] unknown policy '" + s +
-                                  "' (use 'nothing', 'dots' or a list of names)");
+                                  "' (use 'nothing', 'dots', 'everything', a list of names or "
+                                  "a callable)");
+        } else if (PyCallable_Check(policy.ptr())) {
+          p = callback_policy(policy);
         } else if (!policy.is_none()) {
           p = CheckpointPolicy::save_names(policy.cast<std::vector<std::string>>());
         }
         return callable(checkpoint_flat(flat_fn(std::move(f)), p));
       },
-      arg("f"), arg("policy") = py::none());
+      arg("f"), arg("policy") = py::none(),
+      "policy: None/'nothing', 'dots', 'everything', a list of checkpoint_name names, or "
+      "policy(primitive name, input avals, params dict) -> bool.");
+  // A context manager: ops on concrete values run eagerly inside it (jax.ensure_compile_time_eval).
+  struct Scope {
+    std::unique_ptr<CompileTimeEval> eval;
+  };
+  py::class_<Scope>(m, "compile_time_eval",
+                    "A context: inside it, ops whose inputs are all concrete run eagerly.")
+      .def(py::init<>())
+      .def("__enter__", [](Scope &s) { s.eval = std::make_unique<CompileTimeEval>(); })
+      .def("__exit__", [](Scope &s, py::args) { s.eval.reset(); });
+  m.def(
+      "set_debug_nans", &set_debug_nans, arg("nans"), arg("infs"),
+      "Turns the eval-level NaN/Inf checks of jax_debug_nans / jax_debug_infs on or off.");
   m.def(
       "custom_jvp_flat",
       [](py::object f, py::object rule) {

@@ -10,24 +10,181 @@ from strata._core import Array
 from strata import numpy, nn, random, lax, tree_util, tree, dlpack  # noqa: F401
 from strata._core import from_dlpack  # noqa: F401
 from strata.api import (  # noqa: F401
-    grad, value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, hessian, jit, checkpoint,
-    remat, eval_shape, make_ir, custom_jvp, custom_vjp, stop_gradient, ShapeDtypeStruct)
+    grad, value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, jacobian, hessian, jit,
+    checkpoint, remat, checkpoint_policies, eval_shape, make_ir, make_jaxpr, custom_jvp,
+    custom_vjp, custom_gradient, stop_gradient, ShapeDtypeStruct, typeof, linear_transpose,
+    named_scope, ensure_compile_time_eval, disable_jit)
 from strata._core import jit_cache_stats, clear_jit_cache, memory_stats  # noqa: F401
 
 __version__ = "0.1.0"
 
 
-def devices():
-    """The devices Strata can run on: "cpu:0", then "cuda:0", "cuda:1", ... for each GPU the
-    CUDA runtime finds (none without a driver; `_core.gpu_unavailable_reason()` says why)."""
-    return _core.devices()
+# ---- Devices and processes ----------------------------------------------------------------------
+
+class Device:
+    """One device (jax.Device): platform ('cpu' or 'gpu'), id, device_kind ('cpu', or the GPU's
+    name), process_index. str() is Strata's name ('cpu:0', 'cuda:0'), which device_put takes
+    and which compares equal to the Device; repr() is JAX's ('CpuDevice(id=0)')."""
+
+    def __init__(self, name):
+        kind, _, index = name.partition(":")
+        self._name, self.id = name, int(index or 0)
+        self.platform = "cpu" if kind == "cpu" else "gpu"
+        self.process_index = 0
+        self.host_id = 0
+        desc = _core.describe_device(name) if kind != "cpu" else "cpu"
+        self.device_kind = desc.split(",")[0] if desc else kind
+
+    def __str__(self):
+        return self._name
+
+    def __repr__(self):
+        return f"{'CpuDevice' if self.platform == 'cpu' else 'CudaDevice'}(id={self.id})"
+
+    def __eq__(self, other):
+        if isinstance(other, Device):
+            return self._name == other._name
+        return isinstance(other, str) and other == self._name
+
+    def __hash__(self):
+        return hash(self._name)
+
+
+_device_objects = {}
+
+
+def _device(name):
+    d = _device_objects.get(name)
+    if d is None:
+        d = _device_objects[name] = Device(name)
+    return d
+
+
+_PLATFORM_ALIASES = {"cpu": "cpu", "gpu": "gpu", "cuda": "gpu"}
+
+
+def _platforms():
+    """The platforms jax_platforms / jax_platform_name allow, in order (None: all)."""
+    text = config.jax_platforms or config.jax_platform_name
+    if not text:
+        return None
+    out = []
+    for p in str(text).split(","):
+        p = p.strip().lower()
+        if p not in _PLATFORM_ALIASES:
+            raise RuntimeError(f"[devices] unknown platform {p!r} in jax_platforms (Strata has "
+                               "'cpu' and 'cuda'/'gpu')")
+        out.append(_PLATFORM_ALIASES[p])
+    return out
+
+
+def _backend_platform(backend):
+    if backend is None:
+        return None
+    b = str(backend).lower()
+    if b not in _PLATFORM_ALIASES:
+        raise RuntimeError(f"[devices] unknown backend {backend!r} (Strata has 'cpu' and "
+                           "'cuda'/'gpu')")
+    return _PLATFORM_ALIASES[b]
+
+
+def devices(backend=None):
+    """The Devices of `backend` ('cpu', 'gpu'/'cuda'; default: the default backend): the host
+    is cpu:0; the GPUs the CUDA runtime finds are cuda:0, cuda:1, ..."""
+    plat = _backend_platform(backend) or default_backend()
+    out = [d for d in map(_device, _core.devices()) if d.platform == plat]
+    if not out:
+        raise RuntimeError(f"[devices] backend {backend!r} has no devices"
+                           + (f": {_core.gpu_unavailable_reason()}" if plat == "gpu" else ""))
+    return out
+
+
+def local_devices(process_index=None, backend=None, host_id=None):
+    """devices(backend) of this process (Strata runs one process)."""
+    idx = process_index if process_index is not None else host_id
+    if idx not in (None, 0):
+        raise ValueError(f"[local_devices] process_index {idx} does not exist (one process)")
+    return devices(backend)
+
+
+def device_count(backend=None):
+    """How many devices the backend (default: the default backend) has."""
+    return len(devices(backend))
+
+
+def local_device_count(backend=None):
+    """How many devices the backend has in this process (all of them)."""
+    return len(devices(backend))
+
+
+def default_backend():
+    """'gpu' when a GPU is found (and jax_platforms allows it), else 'cpu'."""
+    have = ["gpu"] if any(not n.startswith("cpu") for n in _core.devices()) else []
+    have.append("cpu")
+    allowed = _platforms()
+    if allowed is None:
+        return have[0]
+    for p in allowed:
+        if p in have:
+            return p
+    raise RuntimeError(f"[devices] none of the platforms {allowed} in jax_platforms is available")
+
+
+def process_index():
+    """This process's index among the processes of a multi-process run: 0."""
+    return 0
+
+
+def process_count():
+    """How many processes take part: 1."""
+    return 1
 
 
 def device_put(x, device=None):
-    """x (a pytree) as strata Arrays on `device` ("cpu", "cuda:0", ...; default: the host).
-    A jitted function runs on the device its arguments live on."""
+    """x (a pytree) as strata Arrays on `device` (a Device or a name, "cpu", "cuda:0", ...;
+    default: the host). A jitted function runs on the device its arguments live on."""
     name = "cpu:0" if device is None else str(device)
     return tree_util.tree_map(lambda a: _core.device_put(numpy.asarray(a), name), x)
+
+
+def device_get(x):
+    """x (a pytree) with its Arrays as numpy arrays on the host; other leaves unchanged."""
+    def get(a):
+        if isinstance(a, Array):
+            if not a.is_concrete:
+                raise TypeError(f"[device_get] got a traced value {a.type_str()} (use it outside "
+                                "the transform)")
+            return _np.asarray(a)
+        return a
+    return tree_util.tree_map(get, x)
+
+
+def block_until_ready(x):
+    """x (a pytree) once its Arrays are computed (Strata's ops finish before they return, so
+    this returns x at once)."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array) and leaf.is_concrete:
+            leaf.block_until_ready()
+    return x
+
+
+def print_environment_info(return_string=False):
+    """Prints (or returns) the versions of Strata, Python and numpy, the devices and the
+    platform."""
+    import platform
+    import sys
+    names = _core.devices()
+    lines = [f"strata:    {__version__}", f"numpy:     {_np.__version__}",
+             f"python:    {sys.version.replace(chr(10), ' ')}",
+             f"strata.devices ({len(names)} total, {len(names)} local): "
+             f"[{', '.join(repr(_device(n)) for n in names)}]",
+             f"process_count: {process_count()}", f"platform: {platform.uname()}"]
+    if not any(n.startswith("cuda") for n in names):
+        lines.append(f"gpu: none ({_core.gpu_unavailable_reason()})")
+    text = "\n".join(lines) + "\n"
+    if return_string:
+        return text
+    print(text, end="")
 
 
 # ---- Array methods written in Python -----------------------------------------------------------
@@ -215,6 +372,11 @@ Array.round = lambda self: numpy.round(self)
 Array.argmax = lambda self, axis=None, keepdims=False: numpy.argmax(self, axis, keepdims)
 Array.argmin = lambda self, axis=None, keepdims=False: numpy.argmin(self, axis, keepdims)
 Array.dot = lambda self, b: numpy.dot(self, b)
+Array.block_until_ready = lambda self: self  # ops are synchronous: the data is there
+Array.copy_to_host_async = lambda self: None
+_device_name = Array.device.fget  # the core's "cpu:0"-style name
+Array.device = property(lambda self: _device(_device_name(self)) if self.is_concrete else None)
+Array.devices = lambda self: {self.device} if self.is_concrete else set()
 Array.var = lambda self, axis=None, keepdims=False, ddof=0: numpy.var(self, axis, keepdims, ddof)
 Array.std = lambda self, axis=None, keepdims=False, ddof=0: numpy.std(self, axis, keepdims, ddof)
 for _name in ("sum", "prod", "max", "min", "mean", "all", "any"):

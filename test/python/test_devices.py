@@ -5,13 +5,15 @@ import pytest
 import strata
 import strata.numpy as jnp
 
-HAS_GPU = any(d.startswith("cuda") for d in strata.devices())
+HAS_GPU = any(n.startswith("cuda") for n in strata._core.devices())
 
 
-def test_host_is_listed_first():
-    ds = strata.devices()
-    assert ds[0] == "cpu:0"
-    assert all(d.startswith("cuda:") for d in ds[1:])
+def test_devices_are_the_default_backends():
+    # As JAX: devices() lists the default backend's devices (the GPUs when there are any).
+    assert strata.devices("cpu") == ["cpu:0"]
+    assert strata._core.devices()[0] == "cpu:0"
+    if HAS_GPU:
+        assert all(str(d).startswith("cuda:") and d.platform == "gpu" for d in strata.devices())
 
 
 @pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU")
