@@ -1,6 +1,7 @@
 // The CPU backend: strata-lower-to-cpu, LLVM's ORC JIT for the host CPU, and the calling
 // convention of compiled functions (memref descriptors, outputs allocated by the runtime).
 #include "runtime/CpuBackend.h"
+#include "runtime/HostCallback.h"
 #include "runtime/LlvmCompile.h"
 
 #include <cstring>
@@ -435,7 +436,9 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
   exe->jit_ = detail::load_object(std::move(object),
                                   {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-                                   {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)}});
+                                   {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
+                                   {"strata_rt_host_callback",
+                                    reinterpret_cast<void *>(&strata_rt_host_callback)}});
   exe->entry_ = detail::lookup_entry(*exe->jit_);
   exe->adopt_signature(staged);
   return exe;
@@ -473,6 +476,7 @@ std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<
     add(results.back());
   }
   entry(args.data());
+  rethrow_host_callback_error(); // compiled code cannot unwind: a callback's error waits here
   return results;
 }
 

@@ -2,11 +2,15 @@
 #include "transforms/Passes.h"
 
 #include "dialects/strata/StrataOps.h"
+#include "dialects/strata/StrataVerify.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -1868,9 +1872,109 @@ void foldSplatInputs(Operation *root) {
   (void)applyOpPatternsGreedily(changed, std::move(erase), config);
 }
 
+//===----------------------------------------------------------------------------------===//
+// Host callbacks
+//===----------------------------------------------------------------------------------===//
+
+constexpr StringLiteral kHostCallbackFn = "strata_rt_host_callback";
+
+/// strata.host_callback => one call of the runtime's
+/// `strata_rt_host_callback(i64 callback_id, memref<?xindex> table)`, before bufferization.
+/// The table (a stack array made at the function's entry) describes the operands' buffers and
+/// then the results' (fresh allocations the runtime fills): [n_in, n_out, then per buffer its
+/// aligned address, dtype code, rank and dimensions]. The call has unknown effects, so it keeps
+/// its place among the other calls; the buffers it reads through the table live to the end of
+/// their block, after it.
+LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto strataType = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.hasStaticShape() && st::toDType(rt.getElementType()).has_value();
+  };
+  if (!module || !func || !llvm::all_of(op->getOperandTypes(), strataType) ||
+      !llvm::all_of(op->getResultTypes(), strataType))
+    return op.emitOpError("needs static tensors of Strata element types inside a func.func of a "
+                          "module to be lowered");
+  auto callee = module.lookupSymbol<func::FuncOp>(kHostCallbackFn);
+  Type index = rewriter.getIndexType();
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToEnd(module.getBody());
+    callee = func::FuncOp::create(
+        rewriter, module.getLoc(), kHostCallbackFn,
+        rewriter.getFunctionType({rewriter.getI64Type(), MemRefType::get({ShapedType::kDynamic},
+                                                                          index)},
+                                 {}));
+    callee.setPrivate();
+  }
+  Location loc = op.getLoc();
+  int64_t length = 2;
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    length += 3 + cast<RankedTensorType>(t).getRank();
+  Value table;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&func.getBody().front());
+    table = memref::AllocaOp::create(rewriter, loc, MemRefType::get({length}, index));
+  }
+  rewriter.setInsertionPoint(op);
+  int64_t slot = 0;
+  auto store = [&](Value v) {
+    memref::StoreOp::create(rewriter, loc, v, table,
+                            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, slot++)});
+  };
+  auto storeConstant = [&](int64_t c) { store(arith::ConstantIndexOp::create(rewriter, loc, c)); };
+  auto describe = [&](Value buffer, RankedTensorType t) {
+    store(memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer));
+    storeConstant(static_cast<int64_t>(*st::toDType(t.getElementType())));
+    storeConstant(t.getRank());
+    for (int64_t d : t.getShape())
+      storeConstant(d);
+  };
+  storeConstant(op.getInputs().size());
+  storeConstant(op.getResults().size());
+  for (Value in : op.getInputs()) {
+    RankedTensorType t = tensorOf(in);
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()), in, /*read_only=*/true);
+    describe(buffer, t);
+  }
+  SmallVector<Value> buffers;
+  for (Value r : op.getResults()) {
+    RankedTensorType t = tensorOf(r);
+    buffers.push_back(
+        memref::AllocOp::create(rewriter, loc, MemRefType::get(t.getShape(), t.getElementType())));
+    describe(buffers.back(), t);
+  }
+  Value id = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                          static_cast<int64_t>(op.getCallbackId()));
+  Value dynamic = memref::CastOp::create(
+      rewriter, loc, MemRefType::get({ShapedType::kDynamic}, index), table);
+  func::CallOp::create(rewriter, loc, callee, ValueRange{id, dynamic});
+  SmallVector<Value> results;
+  for (auto [buffer, r] : llvm::zip(buffers, op.getResults()))
+    results.push_back(bufferization::ToTensorOp::create(rewriter, loc, r.getType(), buffer,
+                                                        /*restrict=*/true, /*writable=*/true));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+LogicalResult lowerHostCallbacks(Operation *root) {
+  SmallVector<st::HostCallbackOp> ops;
+  root->walk([&](st::HostCallbackOp op) { ops.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  for (st::HostCallbackOp op : ops)
+    if (failed(lowerHostCallback(rewriter, op)))
+      return failure();
+  return success();
+}
+
 struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (failed(lowerHostCallbacks(getOperation())))
+      return signalPassFailure();
     RewritePatternSet patterns(ctx);
     addElementwise<st::NegOp, st::AbsOp, st::SignOp, st::FloorOp, st::CeilOp, st::RoundOp,
                    st::ExpOp, st::LogOp, st::Log1pOp, st::Expm1Op, st::SqrtOp, st::RsqrtOp,

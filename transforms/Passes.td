@@ -76,6 +76,12 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       no copy); any other next value is `linalg.copy`'d into the carry last in the body
       (after a copy to a fresh tensor of a next value that may alias a carry). Splat
       constants read by a generic become scalars in its body.
+    - strata.host_callback (first, on tensors): a `func.call` of the runtime's
+      `strata_rt_host_callback(i64 callback_id, memref<?xindex> table)`, the table a
+      `memref.alloca` at the function's entry holding [n_in, n_out, then per operand and per
+      result its aligned address (`bufferization.to_buffer` of an operand, a `memref.alloc`
+      the runtime fills for a result, then `bufferization.to_tensor`), dtype code, rank,
+      dimensions].
 
     Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
@@ -98,8 +104,11 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
