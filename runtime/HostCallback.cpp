@@ -12,6 +12,8 @@ namespace strata::rt {
 namespace {
 /// The exception of the first failing callback of the current run in this thread.
 thread_local std::exception_ptr g_pending;
+/// The buffers announced for the next call: per buffer address, dtype, rank, dimensions.
+thread_local std::vector<int64_t> g_buffers;
 
 struct BufferDesc {
   void *data;
@@ -30,13 +32,15 @@ BufferDesc read_desc(const int64_t *&t) {
 }
 } // namespace
 
-void run_host_callback_table(int64_t id, const int64_t *table, const BufferCopy &to_host,
-                             const BufferCopy &from_host) {
+void run_host_callback_buffers(int64_t id, int64_t n_in, int64_t n_out, const BufferCopy &to_host,
+                               const BufferCopy &from_host) {
+  // Taken before the callback runs: it may call compiled code that announces buffers of its own.
+  std::vector<int64_t> table = std::move(g_buffers);
+  g_buffers.clear();
   if (g_pending)
     return; // a callback of this run failed already: the run's results are discarded
   try {
-    const int64_t *t = table;
-    int64_t n_in = *t++, n_out = *t++;
+    const int64_t *t = table.data();
     // The callback may keep its arguments past the call (a Python closure can), and the
     // compiled code frees the buffers afterwards: the arguments are copies.
     std::vector<Array> args;
@@ -80,8 +84,15 @@ void rethrow_host_callback_error() {
 
 } // namespace strata::rt
 
-extern "C" void strata_rt_host_callback(int64_t id, int64_t *, int64_t *aligned, int64_t offset,
-                                        int64_t, int64_t) {
+extern "C" void strata_rt_host_callback_buffer(int64_t address, int64_t dtype, int64_t rank) {
+  strata::rt::g_buffers.insert(strata::rt::g_buffers.end(), {address, dtype, rank});
+}
+
+extern "C" void strata_rt_host_callback_dim(int64_t size) {
+  strata::rt::g_buffers.push_back(size);
+}
+
+extern "C" void strata_rt_host_callback(int64_t id, int64_t n_in, int64_t n_out) {
   auto copy = [](void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); };
-  strata::rt::run_host_callback_table(id, aligned + offset, copy, copy);
+  strata::rt::run_host_callback_buffers(id, n_in, n_out, copy, copy);
 }

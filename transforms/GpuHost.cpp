@@ -67,8 +67,8 @@ LogicalResult readThroughRuntime(IRRewriter &rewriter, memref::LoadOp load) {
   return success();
 }
 
-/// strata.host_callback's call (strata-lower-to-linalg) => the GPU runtime's, which copies the
-/// table's device buffers to the host for the callback and its results back.
+/// strata.host_callback's final call (strata-lower-to-linalg) => the GPU runtime's, which copies
+/// the buffers it was given (device memory) to the host for the callback and its results back.
 void renameHostCallback(func::CallOp call) {
   if (call.getCallee() != "strata_rt_host_callback")
     return;
@@ -98,10 +98,6 @@ struct GpuHostMemoryPass : impl::StrataGpuHostMemoryBase<GpuHostMemoryPass> {
       WalkResult hostAccess = func.walk([&](Operation *op) {
         if (auto call = dyn_cast<func::CallOp>(op))
           renameHostCallback(call);
-        // A stack array is host memory (strata.host_callback's table of buffers).
-        auto store = dyn_cast<memref::StoreOp>(op);
-        if (store && store.getMemRef().getDefiningOp<memref::AllocaOp>())
-          return WalkResult::advance();
         if (isa<memref::StoreOp>(op)) {
           op->emitError("strata-gpu-host-memory: host code writes a device buffer; this "
                         "access must be inside a kernel");

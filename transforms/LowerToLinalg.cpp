@@ -1877,68 +1877,63 @@ void foldSplatInputs(Operation *root) {
 //===----------------------------------------------------------------------------------===//
 
 constexpr StringLiteral kHostCallbackFn = "strata_rt_host_callback";
+constexpr StringLiteral kHostCallbackBufferFn = "strata_rt_host_callback_buffer";
+constexpr StringLiteral kHostCallbackDimFn = "strata_rt_host_callback_dim";
 
-/// strata.host_callback => one call of the runtime's
-/// `strata_rt_host_callback(i64 callback_id, memref<?xindex> table)`, before bufferization.
-/// The table (a stack array made at the function's entry) describes the operands' buffers and
-/// then the results' (fresh allocations the runtime fills): [n_in, n_out, then per buffer its
-/// aligned address, dtype code, rank and dimensions]. The call has unknown effects, so it keeps
-/// its place among the other calls; the buffers it reads through the table live to the end of
-/// their block, after it.
+/// `func.func private @name(i64 x n)`, declared once in `module`.
+func::FuncOp runtimeDecl(RewriterBase &rewriter, ModuleOp module, StringRef name, unsigned n) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> args(n, rewriter.getI64Type());
+  auto fn = func::FuncOp::create(rewriter, module.getLoc(), name,
+                                 rewriter.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// strata.host_callback => calls of the runtime, before bufferization and with scalar
+/// arguments only (so host code stays free of stores, which the GPU pipeline would move into
+/// kernels): `strata_rt_host_callback_buffer(address, dtype code, rank)` and one
+/// `strata_rt_host_callback_dim(size)` per dimension for each operand buffer
+/// (`bufferization.to_buffer`) and then each result buffer (a fresh allocation the runtime
+/// fills, read back with `bufferization.to_tensor`), then `strata_rt_host_callback(callback_id,
+/// n_in, n_out)`. The calls have unknown effects, so they keep their places among the other
+/// calls; the buffers they name live to the end of their block, after them.
 LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
   auto module = op->getParentOfType<ModuleOp>();
-  auto func = op->getParentOfType<func::FuncOp>();
   auto strataType = [](Type t) {
     auto rt = dyn_cast<RankedTensorType>(t);
     return rt && rt.hasStaticShape() && st::toDType(rt.getElementType()).has_value();
   };
-  if (!module || !func || !llvm::all_of(op->getOperandTypes(), strataType) ||
+  if (!module || !llvm::all_of(op->getOperandTypes(), strataType) ||
       !llvm::all_of(op->getResultTypes(), strataType))
-    return op.emitOpError("needs static tensors of Strata element types inside a func.func of a "
-                          "module to be lowered");
-  auto callee = module.lookupSymbol<func::FuncOp>(kHostCallbackFn);
-  Type index = rewriter.getIndexType();
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToEnd(module.getBody());
-    callee = func::FuncOp::create(
-        rewriter, module.getLoc(), kHostCallbackFn,
-        rewriter.getFunctionType({rewriter.getI64Type(), MemRefType::get({ShapedType::kDynamic},
-                                                                          index)},
-                                 {}));
-    callee.setPrivate();
-  }
+    return op.emitOpError("needs static tensors of Strata element types inside a module to be "
+                          "lowered");
+  func::FuncOp call = runtimeDecl(rewriter, module, kHostCallbackFn, 3);
+  func::FuncOp buffer = runtimeDecl(rewriter, module, kHostCallbackBufferFn, 3);
+  func::FuncOp dim = runtimeDecl(rewriter, module, kHostCallbackDimFn, 1);
   Location loc = op.getLoc();
-  int64_t length = 2;
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    length += 3 + cast<RankedTensorType>(t).getRank();
-  Value table;
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(&func.getBody().front());
-    table = memref::AllocaOp::create(rewriter, loc, MemRefType::get({length}, index));
-  }
   rewriter.setInsertionPoint(op);
-  int64_t slot = 0;
-  auto store = [&](Value v) {
-    memref::StoreOp::create(rewriter, loc, v, table,
-                            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, slot++)});
-  };
-  auto storeConstant = [&](int64_t c) { store(arith::ConstantIndexOp::create(rewriter, loc, c)); };
-  auto describe = [&](Value buffer, RankedTensorType t) {
-    store(memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer));
-    storeConstant(static_cast<int64_t>(*st::toDType(t.getElementType())));
-    storeConstant(t.getRank());
+  Type i64 = rewriter.getI64Type();
+  auto constant = [&](int64_t c) { return arith::ConstantIntOp::create(rewriter, loc, i64, c); };
+  auto describe = [&](Value memref, RankedTensorType t) {
+    Value address = arith::IndexCastOp::create(
+        rewriter, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref));
+    func::CallOp::create(rewriter, loc, buffer,
+                         ValueRange{address,
+                                    constant(static_cast<int64_t>(*st::toDType(t.getElementType()))),
+                                    constant(t.getRank())});
     for (int64_t d : t.getShape())
-      storeConstant(d);
+      func::CallOp::create(rewriter, loc, dim, ValueRange{constant(d)});
   };
-  storeConstant(op.getInputs().size());
-  storeConstant(op.getResults().size());
   for (Value in : op.getInputs()) {
     RankedTensorType t = tensorOf(in);
-    Value buffer = bufferization::ToBufferOp::create(
-        rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()), in, /*read_only=*/true);
-    describe(buffer, t);
+    describe(bufferization::ToBufferOp::create(
+                 rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()), in,
+                 /*read_only=*/true),
+             t);
   }
   SmallVector<Value> buffers;
   for (Value r : op.getResults()) {
@@ -1947,14 +1942,13 @@ LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
         memref::AllocOp::create(rewriter, loc, MemRefType::get(t.getShape(), t.getElementType())));
     describe(buffers.back(), t);
   }
-  Value id = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
-                                          static_cast<int64_t>(op.getCallbackId()));
-  Value dynamic = memref::CastOp::create(
-      rewriter, loc, MemRefType::get({ShapedType::kDynamic}, index), table);
-  func::CallOp::create(rewriter, loc, callee, ValueRange{id, dynamic});
+  func::CallOp::create(rewriter, loc, call,
+                       ValueRange{constant(static_cast<int64_t>(op.getCallbackId())),
+                                  constant(op.getInputs().size()),
+                                  constant(op.getResults().size())});
   SmallVector<Value> results;
-  for (auto [buffer, r] : llvm::zip(buffers, op.getResults()))
-    results.push_back(bufferization::ToTensorOp::create(rewriter, loc, r.getType(), buffer,
+  for (auto [memref, r] : llvm::zip(buffers, op.getResults()))
+    results.push_back(bufferization::ToTensorOp::create(rewriter, loc, r.getType(), memref,
                                                         /*restrict=*/true, /*writable=*/true));
   rewriter.replaceOp(op, results);
   return success();
