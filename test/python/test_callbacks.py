@@ -270,3 +270,32 @@ def test_jvp_of_custom_vjp_correct_rule_matches_finite_differences_and_composes(
     e0 = np.eye(5, dtype=np.float32)[0]
     second = strata.jvp(lambda u: strata.jvp(h, (u,), (e0,))[1], (v,), (e0,))[1]
     np.testing.assert_allclose(float(second), fd_h[0, 0], rtol=2e-2, atol=2e-2)
+
+
+def test_print_inside_control_flow_under_jit(capsys):
+    from strata import lax
+
+    def body(c, x):
+        strata.debug.print("step {} {}", c, x)
+        return c + x, c
+
+    f = strata.jit(lambda xs: lax.scan(body, jnp.float32(0), xs))
+    carry, ys = f(jnp.arange(3.0))
+    assert float(carry) == 3.0 and np.asarray(ys).tolist() == [0.0, 0.0, 1.0]
+    assert lines(capsys) == ["step 0.0 0.0", "step 0.0 1.0", "step 1.0 2.0"]
+    g = strata.jit(lambda p, x: lax.cond(p, lambda x: (strata.debug.print("T {}", x), x)[1],
+                                         lambda x: (strata.debug.print("F {}", x), x)[1], x))
+    g(True, 1.0)
+    g(False, 2.0)
+    assert lines(capsys) == ["T 1.0", "F 2.0"]
+
+
+def test_print_under_grad_of_jit_runs_forward_and_replay(capsys):
+    # grad of a jitted function compiles a backward pass that recomputes the forward one, so
+    # the print runs twice per gradient (JAX's partial evaluation runs it once).
+    f = strata.jit(lambda x: (strata.debug.print("x={}", x), jnp.sum(jnp.sin(x)))[1])
+    x = np.array([0.5, 1.0], np.float32)
+    np.testing.assert_allclose(np.asarray(strata.grad(f)(x)), np.cos(x), rtol=1e-6)
+    assert lines(capsys) == [f"x={x}", f"x={x}"]
+    strata.jvp(f, (x,), (x,))
+    assert lines(capsys) == [f"x={x}"]
