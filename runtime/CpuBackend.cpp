@@ -434,15 +434,14 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
   if (!object)
     return nullptr;
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->jit_ = detail::load_object(std::move(object),
-                                  {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-                                   {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
-                                   {"strata_rt_host_callback",
-                                    reinterpret_cast<void *>(&strata_rt_host_callback)},
-                                   {"strata_rt_host_callback_buffer",
-                                    reinterpret_cast<void *>(&strata_rt_host_callback_buffer)},
-                                   {"strata_rt_host_callback_dim",
-                                    reinterpret_cast<void *>(&strata_rt_host_callback_dim)}});
+  exe->jit_ = detail::load_object(
+      std::move(object),
+      {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+       {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
+       {"strata_rt_host_callback", reinterpret_cast<void *>(&strata_rt_host_callback)},
+       {"strata_rt_host_callback_buffer",
+        reinterpret_cast<void *>(&strata_rt_host_callback_buffer)},
+       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)}});
   exe->entry_ = detail::lookup_entry(*exe->jit_);
   exe->adopt_signature(staged);
   return exe;

@@ -88,9 +88,7 @@ extern "C" void strata_rt_host_callback_buffer(int64_t address, int64_t dtype, i
   strata::rt::g_buffers.insert(strata::rt::g_buffers.end(), {address, dtype, rank});
 }
 
-extern "C" void strata_rt_host_callback_dim(int64_t size) {
-  strata::rt::g_buffers.push_back(size);
-}
+extern "C" void strata_rt_host_callback_dim(int64_t size) { strata::rt::g_buffers.push_back(size); }
 
 extern "C" void strata_rt_host_callback(int64_t id, int64_t n_in, int64_t n_out) {
   auto copy = [](void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); };

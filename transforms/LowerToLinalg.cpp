@@ -1887,8 +1887,8 @@ func::FuncOp runtimeDecl(RewriterBase &rewriter, ModuleOp module, StringRef name
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToEnd(module.getBody());
   SmallVector<Type> args(n, rewriter.getI64Type());
-  auto fn = func::FuncOp::create(rewriter, module.getLoc(), name,
-                                 rewriter.getFunctionType(args, {}));
+  auto fn =
+      func::FuncOp::create(rewriter, module.getLoc(), name, rewriter.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
 }
@@ -1921,10 +1921,10 @@ LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
   auto describe = [&](Value memref, RankedTensorType t) {
     Value address = arith::IndexCastOp::create(
         rewriter, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref));
-    func::CallOp::create(rewriter, loc, buffer,
-                         ValueRange{address,
-                                    constant(static_cast<int64_t>(*st::toDType(t.getElementType()))),
-                                    constant(t.getRank())});
+    func::CallOp::create(
+        rewriter, loc, buffer,
+        ValueRange{address, constant(static_cast<int64_t>(*st::toDType(t.getElementType()))),
+                   constant(t.getRank())});
     for (int64_t d : t.getShape())
       func::CallOp::create(rewriter, loc, dim, ValueRange{constant(d)});
   };

@@ -88,6 +88,14 @@ HostCallback batched_callback(int64_t id, const std::vector<bool> &batched, int6
   return b;
 }
 
+// Throws for a pure callback, whose derivative is unknown (JAX's ValueError).
+void check_differentiable(const Params &params, const char *rule, const char *wrapper) {
+  const HostCallback &cb = host_callback_at(params.get_int("callback_id"));
+  if (!cb.results.empty())
+    fail(cb.name, "pure callbacks do not support ", rule, "; use strata.", wrapper,
+         " to differentiate a function that calls one");
+}
+
 const Primitive &host_callback_p = []() -> const Primitive & {
   Primitive p;
   p.name = "host_callback";
@@ -103,23 +111,16 @@ const Primitive &host_callback_p = []() -> const Primitive & {
   // level binds it one level down). A pure callback's derivative is unknown.
   p.jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array> outs,
              const Params &params) {
-    const HostCallback &cb = host_callback_at(params.get_int("callback_id"));
-    if (!cb.results.empty())
-      fail(cb.name, "pure callbacks do not support jvp; use strata.custom_jvp to "
-                    "differentiate a function that calls one");
+    check_differentiable(params, "jvp", "custom_jvp");
     return std::vector<Array>(outs.size());
   };
   p.vjp = [](std::span<const Array> primals, std::span<const Array>, std::span<const Array>,
              const Params &params) {
-    const HostCallback &cb = host_callback_at(params.get_int("callback_id"));
-    if (!cb.results.empty())
-      fail(cb.name, "pure callbacks do not support transpose; use strata.custom_vjp to "
-                    "differentiate a function that calls one");
+    check_differentiable(params, "transpose", "custom_vjp");
     return std::vector<Array>(primals.size());
   };
-  p.batch = [](const BatchContext &ctx, std::span<const Array> vals,
-               std::span<const int64_t> dims, const Params &params,
-               std::vector<int64_t> &out_dims) {
+  p.batch = [](const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
+               const Params &params, std::vector<int64_t> &out_dims) {
     int64_t id = params.get_int("callback_id");
     std::vector<bool> batched;
     for (int64_t d : dims)

@@ -92,8 +92,8 @@ public:
         if (!g[i].valid() || !is_floating(primals[i].dtype()))
           g[i] = zeros_like(primals[i]); // no cotangent: the output ignores this input
         else if (g[i].shape() != primals[i].shape() || g[i].dtype() != primals[i].dtype())
-          fail("custom_vjp", "bwd returned a cotangent of type ", g[i].type_str(),
-               " for argument ", i, " of type ", primals[i].type_str());
+          fail("custom_vjp", "bwd returned a cotangent of type ", g[i].type_str(), " for argument ",
+               i, " of type ", primals[i].type_str());
       }
       return g;
     };

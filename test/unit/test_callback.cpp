@@ -88,8 +88,8 @@ TEST(HostCallback, PureCallbackValuesAndVmapMethods) {
     v = std::sin(v);
   expect_array(host_sin(x)[0], want, {2, 3}, float64, 1e-15);
   for (VmapMethod m : {VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll})
-    expect_array(vmap([m](const Array &r) { return host_sin(r, m)[0]; })(x), want, {2, 3},
-                 float64, 1e-15);
+    expect_array(vmap([m](const Array &r) { return host_sin(r, m)[0]; })(x), want, {2, 3}, float64,
+                 1e-15);
   // Batched on axis 1, and an unbatched second operand: expand_dims passes it with a
   // leading 1, broadcast_all at full batch size, sequential as it is.
   auto shapes = std::make_shared<std::vector<Shape>>();
@@ -106,7 +106,7 @@ TEST(HostCallback, PureCallbackValuesAndVmapMethods) {
         },
         {1, kNotBatched})(x, c);
     expect_array(got, {10.1, 20.0 + 1.5, 10.7, 23, 8, 19.6}, {3, 2}, float64, 1e-12);
-    Shape want_shape = m == VmapMethod::Sequential ? Shape{2}
+    Shape want_shape = m == VmapMethod::Sequential   ? Shape{2}
                        : m == VmapMethod::ExpandDims ? Shape{1, 2}
                                                      : Shape{3, 2};
     ASSERT_FALSE(shapes->empty());
@@ -121,34 +121,41 @@ TEST(HostCallback, PureCallbackIsNotDifferentiable) {
   Array x = f64v({0.5, 1.0});
   expect_error([&] { grad([](const Array &x) { return sum(host_sin(x)[0]); })(x); },
                {"[pure_callback]", "custom_vjp"});
-  expect_error([&] { jvp([](const Array &x) { return host_sin(x)[0]; }, std::make_tuple(x),
-                         std::make_tuple(x)); },
-               {"[pure_callback]", "custom_jvp"});
+  expect_error(
+      [&] {
+        jvp([](const Array &x) { return host_sin(x)[0]; }, std::make_tuple(x), std::make_tuple(x));
+      },
+      {"[pure_callback]", "custom_jvp"});
   // Wrapped in custom_jvp it is: the rule supplies the derivative.
   auto f = custom_jvp([](const Array &x) { return host_sin(x)[0]; },
                       [](const std::tuple<Array> &p, const std::tuple<Array> &t) {
                         return cos(std::get<0>(p)) * std::get<0>(t);
                       });
-  expect_array(grad([f](const Array &x) { return sum(f(x)); })(x),
-               {std::cos(0.5), std::cos(1.0)}, {2}, float64, 1e-15);
+  expect_array(grad([f](const Array &x) { return sum(f(x)); })(x), {std::cos(0.5), std::cos(1.0)},
+               {2}, float64, 1e-15);
 }
 
 TEST(HostCallback, ResultsAreChecked) {
   Array x = f64v({1, 2});
-  expect_error([&] {
-    pure_callback([](const std::vector<Array> &) { return std::vector<Array>{f64v({1, 2, 3})}; },
-                  {abstract_of(x)}, {x});
-  },
-               {"[pure_callback]", "returned f64[3] for result 0, expected f64[2]"});
+  expect_error(
+      [&] {
+        pure_callback(
+            [](const std::vector<Array> &) {
+              return std::vector<Array>{f64v({1, 2, 3})};
+            },
+            {abstract_of(x)}, {x});
+      },
+      {"[pure_callback]", "returned f64[3] for result 0, expected f64[2]"});
   // A traced call checks too (here under grad, with the error at the forward pass).
-  expect_error([&] {
-    grad([](const Array &x) {
-      pure_callback([](const std::vector<Array> &) { return std::vector<Array>{}; },
-                    {abstract_of(x)}, {x});
-      return sum(x);
-    })(x);
-  },
-               {"[pure_callback]", "returned 0 arrays, expected 1"});
+  expect_error(
+      [&] {
+        grad([](const Array &x) {
+          pure_callback([](const std::vector<Array> &) { return std::vector<Array>{}; },
+                        {abstract_of(x)}, {x});
+          return sum(x);
+        })(x);
+      },
+      {"[pure_callback]", "returned 0 arrays, expected 1"});
   expect_error([] { host_callback_at(1 << 30); }, {"[host_callback]", "no callback"});
 }
 

@@ -591,11 +591,10 @@ namespace {
 // sin(x) whose rule clips the derivative: bwd(c, g) = clip(cos x, -0.5, 0.5) * g, linear in g
 // (as forward mode needs) and different from sin's derivative wherever |cos x| > 0.5.
 auto clipped_derivative_sin() {
-  return custom_vjp([](const Array &x) { return sin(x); },
-                    [](const Array &x) {
-                      return std::make_pair(sin(x), clip(cos(x), Array(-0.5), Array(0.5)));
-                    },
-                    [](const Array &c, const Array &g) { return c * g; });
+  return custom_vjp(
+      [](const Array &x) { return sin(x); },
+      [](const Array &x) { return std::make_pair(sin(x), clip(cos(x), Array(-0.5), Array(0.5))); },
+      [](const Array &c, const Array &g) { return c * g; });
 }
 // Central differences of f along t at x.
 std::vector<double> fd_along(const std::function<Array(const Array &)> &f, const Array &x,
