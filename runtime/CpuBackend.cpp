@@ -1,6 +1,7 @@
 // The CPU backend: strata-lower-to-cpu, LLVM's ORC JIT for the host CPU, and the calling
 // convention of compiled functions (memref descriptors, outputs allocated by the runtime).
 #include "runtime/CpuBackend.h"
+#include "runtime/HostCallback.h"
 #include "runtime/LlvmCompile.h"
 
 #include <cstring>
@@ -433,9 +434,14 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
   if (!object)
     return nullptr;
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->jit_ = detail::load_object(std::move(object),
-                                  {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-                                   {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)}});
+  exe->jit_ = detail::load_object(
+      std::move(object),
+      {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+       {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
+       {"strata_rt_host_callback", reinterpret_cast<void *>(&strata_rt_host_callback)},
+       {"strata_rt_host_callback_buffer",
+        reinterpret_cast<void *>(&strata_rt_host_callback_buffer)},
+       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)}});
   exe->entry_ = detail::lookup_entry(*exe->jit_);
   exe->adopt_signature(staged);
   return exe;
@@ -473,6 +479,7 @@ std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<
     add(results.back());
   }
   entry(args.data());
+  rethrow_host_callback_error(); // compiled code cannot unwind: a callback's error waits here
   return results;
 }
 

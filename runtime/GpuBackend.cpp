@@ -2,6 +2,7 @@
 // code, ORC for the host side, and the CUDA runtime (runtime/cuda) underneath.
 #include "runtime/GpuBackend.h"
 
+#include "runtime/HostCallback.h"
 #include "runtime/LlvmCompile.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "transforms/GpuHost.h"
@@ -56,11 +57,30 @@ extern "C" void strata_rt_cuda_to_host(int64_t dst, int64_t src, int64_t bytes) 
   }
 }
 
+/// strata.host_callback in GPU host code (strata-gpu-host-memory renames the CPU's call to
+/// this one): the announced buffers are device memory, copied to the host on the device's
+/// stream (after the kernels before the call) for the callback, and its results copied back.
+extern "C" void strata_rt_cuda_host_callback(int64_t id, int64_t n_in, int64_t n_out) {
+  int device = cuda::current_device();
+  run_host_callback_buffers(
+      id, n_in, n_out,
+      [device](void *dst, const void *src, size_t n) { cuda::copy_to_host(device, dst, src, n); },
+      [device](void *dst, const void *src, size_t n) {
+        cuda::copy_to_device(device, dst, src, n);
+      });
+}
+
 std::vector<std::pair<std::string, void *>> gpu_runtime_symbols() {
   std::vector<std::pair<std::string, void *>> out;
   for (const auto &[name, address] : cuda::runtime_symbols())
     out.emplace_back(name, address);
   out.emplace_back("strata_rt_cuda_to_host", reinterpret_cast<void *>(&strata_rt_cuda_to_host));
+  out.emplace_back("strata_rt_cuda_host_callback",
+                   reinterpret_cast<void *>(&strata_rt_cuda_host_callback));
+  out.emplace_back("strata_rt_host_callback_buffer",
+                   reinterpret_cast<void *>(&strata_rt_host_callback_buffer));
+  out.emplace_back("strata_rt_host_callback_dim",
+                   reinterpret_cast<void *>(&strata_rt_host_callback_dim));
   return out;
 }
 

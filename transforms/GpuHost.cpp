@@ -67,6 +67,23 @@ LogicalResult readThroughRuntime(IRRewriter &rewriter, memref::LoadOp load) {
   return success();
 }
 
+/// strata.host_callback's final call (strata-lower-to-linalg) => the GPU runtime's, which copies
+/// the buffers it was given (device memory) to the host for the callback and its results back.
+void renameHostCallback(func::CallOp call) {
+  if (call.getCallee() != "strata_rt_host_callback")
+    return;
+  auto module = call->getParentOfType<ModuleOp>();
+  auto cpu = module.lookupSymbol<func::FuncOp>("strata_rt_host_callback");
+  auto gpu = module.lookupSymbol<func::FuncOp>("strata_rt_cuda_host_callback");
+  if (!gpu) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    gpu = func::FuncOp::create(b, module.getLoc(), "strata_rt_cuda_host_callback",
+                               cpu.getFunctionType());
+    gpu.setPrivate();
+  }
+  call.setCallee("strata_rt_cuda_host_callback");
+}
+
 struct GpuHostMemoryPass : impl::StrataGpuHostMemoryBase<GpuHostMemoryPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
@@ -79,6 +96,8 @@ struct GpuHostMemoryPass : impl::StrataGpuHostMemoryBase<GpuHostMemoryPass> {
       // waits for the stream first.
       SmallVector<memref::LoadOp> loads;
       WalkResult hostAccess = func.walk([&](Operation *op) {
+        if (auto call = dyn_cast<func::CallOp>(op))
+          renameHostCallback(call);
         if (isa<memref::StoreOp>(op)) {
           op->emitError("strata-gpu-host-memory: host code writes a device buffer; this "
                         "access must be inside a kernel");

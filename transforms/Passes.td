@@ -76,6 +76,11 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       no copy); any other next value is `linalg.copy`'d into the carry last in the body
       (after a copy to a fresh tensor of a next value that may alias a carry). Splat
       constants read by a generic become scalars in its body.
+    - strata.host_callback (first, on tensors): calls of the runtime with scalar arguments,
+      `strata_rt_host_callback_buffer(address, dtype code, rank)` and
+      `strata_rt_host_callback_dim(size)` per dimension for each operand
+      (`bufferization.to_buffer`) and result (a `memref.alloc` the runtime fills, then
+      `bufferization.to_tensor`), then `strata_rt_host_callback(callback_id, n_in, n_out)`.
 
     Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
@@ -98,8 +103,11 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];

@@ -1747,4 +1747,39 @@ def Strata_YieldOp : Strata_StructuralOp<"yield",
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
+//===----------------------------------------------------------------------------------===//
+//===== Host callbacks
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// HostCallbackOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_HostCallbackOp : Strata_StructuralOp<"host_callback",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Calls a registered host function with the operands' runtime values.";
+  let description = [{
+    Applies the `host_callback` primitive (jax.debug.callback, jax.pure_callback): at run
+    time the compiled code calls the function that libstrata registered under
+    `callback_id` with the operands' values, and the results are what it returns. The op
+    is an effect: it declares memory reads and writes, so canonicalize, CSE and DCE keep
+    every call and the order of calls, even one without results (debug.print). Its result
+    types come from the registry, which the IR does not see, so it has no shape-rule
+    verifier; the runtime checks the function's results against them.
+
+    Example:
+
+    ```mlir
+    strata.host_callback(%x) callback_id = 0 : (tensor<3xf32>) -> ()
+    %y = strata.host_callback(%x, %n) callback_id = 1 : (tensor<3xf32>, tensor<i32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$callback_id);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `(` $inputs `)` `callback_id` `=` $callback_id attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
 #endif // STRATA_OPS_TD

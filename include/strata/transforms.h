@@ -449,7 +449,8 @@ template <class F, class Rule> auto custom_jvp(F f, Rule rule) {
 ///
 /// grad and vjp run fwd, then bwd on the backward pass; grad of grad differentiates fwd and bwd,
 /// so write them with strata ops. vmap batches f, fwd and bwd together. Unlike JAX, which
-/// refuses, forward mode (jvp, jacfwd, linearize) differentiates f itself and ignores fwd/bwd.
+/// refuses, forward mode (jvp, jacfwd, linearize) uses the rule too: bwd is linear in the
+/// cotangent, and the output tangents are its transpose applied to the input tangents.
 /// When f's output has a variable number of leaves (vectors, maps) f is traced once abstractly
 /// per call to count them.
 template <class F, class Fwd, class Bwd> auto custom_vjp(F f, Fwd fwd, Bwd bwd) {

@@ -31,7 +31,7 @@ public:
                                   std::span<const Array> inputs) override {
     if (kind.name == "jit" && kind.rejit)
       return process_jit(kind, f, inputs);
-    if (kind.name != "custom_jvp")
+    if (kind.name != "custom_jvp" && kind.name != "custom_vjp")
       return TraceLevel::process_call(kind, f, inputs);
     std::vector<Array> primals, tangents;
     bool any = false;
@@ -41,9 +41,11 @@ public:
       tangents.push_back(t && t->tangent.valid() ? t->tangent : zeros_like(primals.back()));
       any |= t != nullptr;
     }
-    std::vector<Array> outs = bind_call(kind, f, primals);
     if (!any)
-      return outs;
+      return bind_call(kind, f, primals);
+    if (kind.name == "custom_vjp")
+      return custom_vjp_jvp(kind, f, primals, tangents);
+    std::vector<Array> outs = bind_call(kind, f, primals);
     std::vector<Array> args = primals;
     args.insert(args.end(), tangents.begin(), tangents.end());
     std::vector<Array> touts = kind.jvp(args);
@@ -57,6 +59,53 @@ public:
              outs[i].type_str());
       result.push_back(is_floating(outs[i].dtype()) ? wrap(outs[i], touts[i]) : outs[i]);
     }
+    return result;
+  }
+
+  // Forward mode through a custom_vjp rule (JAX refuses it): bwd is linear in its cotangents,
+  // ct -> bwd(res, ct) is the transpose J^T of the Jacobian the rule stands for, and the output
+  // tangents are J t: the vjp of that linear map (taken at ct = 0) applied to the tangents.
+  std::vector<Array> custom_vjp_jvp(const CallKind &kind, const FlatFn &f,
+                                    const std::vector<Array> &primals,
+                                    const std::vector<Array> &tangents) {
+    std::vector<Array> all = kind.fwd(primals);
+    if (all.size() < kind.num_outputs)
+      fail("custom_vjp", "fwd returned ", all.size(), " values, expected at least ",
+           kind.num_outputs, " outputs");
+    std::vector<Array> outs(all.begin(), all.begin() + kind.num_outputs);
+    std::vector<Array> res(all.begin() + kind.num_outputs, all.end());
+    std::vector<Array> zero_cts; // one per floating output; integer outputs have none
+    for (const Array &o : outs)
+      if (is_floating(o.dtype()))
+        zero_cts.push_back(zeros_like(o));
+    FlatFn bwd = kind.bwd;
+    FlatFn transposed = [&](const std::vector<Array> &cts) {
+      std::vector<Array> args = res;
+      size_t k = 0;
+      for (const Array &o : outs)
+        args.push_back(is_floating(o.dtype()) ? cts[k++] : Array());
+      std::vector<Array> g = bwd(args);
+      if (g.size() != primals.size())
+        fail("custom_vjp", "bwd returned ", g.size(), " cotangents for ", primals.size(),
+             " inputs");
+      for (size_t i = 0; i < g.size(); ++i) {
+        if (!g[i].valid() || !is_floating(primals[i].dtype()))
+          g[i] = zeros_like(primals[i]); // no cotangent: the output ignores this input
+        else if (g[i].shape() != primals[i].shape() || g[i].dtype() != primals[i].dtype())
+          fail("custom_vjp", "bwd returned a cotangent of type ", g[i].type_str(), " for argument ",
+               i, " of type ", primals[i].type_str());
+      }
+      return g;
+    };
+    std::vector<Array> touts = vjp_flat(transposed, zero_cts, "custom_vjp").pullback(tangents);
+    // The primal outputs come from the call bound one level down, so that an outer derivative
+    // of them uses the rule too (jvp of jvp); at the bottom fwd's outputs are the same values.
+    if (top_level(primals, kind.name))
+      outs = bind_call(kind, f, primals);
+    std::vector<Array> result;
+    size_t k = 0;
+    for (const Array &o : outs)
+      result.push_back(is_floating(o.dtype()) ? wrap(o, touts[k++]) : o);
     return result;
   }
 

@@ -41,6 +41,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_control_flow(m);
   python::init_jit(m);
   python::init_dlpack(m);
+  python::init_callback(m);
   m.def(
       "devices",
       [] {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/callback.h"
 #include "strata/transforms.h"
 #include "test_util.h"
 
@@ -390,6 +391,23 @@ inline std::vector<Row> make_rows() {
        [](const std::vector<Array> &in) {
          auto [a, b] = lax::threefry2x32(in[0], in[1], in[2], in[3]);
          return std::vector<Array>{a, b};
+       }});
+  // ---- Host callbacks: a pure callback on integers (so not differentiated), run on the host
+  // eagerly, per batch element under vmap, and from compiled code under jit.
+  add({"host_callback",
+       [](Rng &r) {
+         return std::vector<Array>{integers(r, {3, 4}, -9, 9)};
+       },
+       [](const std::vector<Array> &in) {
+         static const int64_t id =
+             register_host_callback({[](const std::vector<Array> &a) {
+                                       return std::vector<Array>{a[0] * Array(3) + Array(1)};
+                                     },
+                                     {{{3, 4}, int32, false}},
+                                     false,
+                                     VmapMethod::Sequential,
+                                     "pure_callback"});
+         return host_callback(id, in);
        }});
   return rows;
 }

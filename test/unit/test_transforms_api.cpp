@@ -587,12 +587,128 @@ TEST(TransformsApi, CustomVjpBwdIsUsedByGrad) {
                float64, 1e-15);
 }
 
-TEST(TransformsApi, CustomVjpForwardModeTracesThroughF) {
-  auto f = clipped_sin();
-  Array x = f64({0.1, 3.0}), t = f64({1.0, 2.0});
-  auto [y, ty] = jvp(f, std::make_tuple(x), std::make_tuple(t));
-  expect_array(ty, {std::cos(0.1), 2 * std::cos(3.0)}, {2}, float64, 1e-15); // unclipped
-  expect_array(jacfwd(f)(x), {std::cos(0.1), 0, 0, std::cos(3.0)}, {2, 2}, float64, 1e-15);
+namespace {
+// sin(x) whose rule clips the derivative: bwd(c, g) = clip(cos x, -0.5, 0.5) * g, linear in g
+// (as forward mode needs) and different from sin's derivative wherever |cos x| > 0.5.
+auto clipped_derivative_sin() {
+  return custom_vjp(
+      [](const Array &x) { return sin(x); },
+      [](const Array &x) { return std::make_pair(sin(x), clip(cos(x), Array(-0.5), Array(0.5))); },
+      [](const Array &c, const Array &g) { return c * g; });
+}
+// Central differences of f along t at x.
+std::vector<double> fd_along(const std::function<Array(const Array &)> &f, const Array &x,
+                             const Array &t, double h = 1e-6) {
+  std::vector<double> a = values(f(x + t * h)), b = values(f(x - t * h)), out;
+  for (size_t i = 0; i < a.size(); ++i)
+    out.push_back((a[i] - b[i]) / (2 * h));
+  return out;
+}
+} // namespace
+
+TEST(TransformsApi, CustomVjpForwardModeTransposesBwd) {
+  // A correct rule for a non-elementwise function (y = A x + x * w): jvp matches finite
+  // differences of the primal, and jacfwd equals jacrev.
+  Array a = f64({1, 2, -1, 0.5, 3, 1}, {2, 3});
+  auto f = custom_vjp(
+      [a](const Array &x, const Array &w) { return matmul(a, x) + x[Slice(0, 2)] * w; },
+      [a](const Array &x, const Array &w) {
+        return std::make_pair(matmul(a, x) + x[Slice(0, 2)] * w, std::make_pair(x, w));
+      },
+      [a](const std::pair<Array, Array> &r, const Array &g) {
+        Array gx = matmul(transpose(a), g) + concatenate({g * r.second, zeros({1}, float64)});
+        return std::make_tuple(gx, g * r.first[Slice(0, 2)]);
+      });
+  Array x = f64({0.3, -1.2, 2.0}), w = f64({1.5, -0.5});
+  Array tx = f64({1.0, 0.5, -2.0}), tw = f64({-1.0, 3.0});
+  auto [y, ty] = jvp(f, std::make_tuple(x, w), std::make_tuple(tx, tw));
+  expect_same(y, f(x, w));
+  Array both = concatenate({x, w}), tboth = concatenate({tx, tw});
+  auto g = [f](const Array &v) { return f(v[Slice(0, 3)], v[Slice(3, 5)]); };
+  expect_array(ty, fd_along(g, both, tboth), {2}, float64, 1e-8);
+  expect_array(jacfwd(g)(both), values(jacrev(g)(both)), {2, 5}, float64, 1e-14);
+
+  // A rule that differs from the derivative: forward mode uses it, as grad does.
+  auto c = clipped_derivative_sin();
+  Array xs = f64({0.1, 1.4, 2.0, 3.0}), ts = f64({1.0, 2.0, -1.0, 0.5});
+  auto clipped = [](double v) { return std::clamp(std::cos(v), -0.5, 0.5); };
+  std::vector<double> want;
+  for (int i = 0; i < 4; ++i)
+    want.push_back(clipped(values(xs)[i]) * values(ts)[i]);
+  auto [ys, tys] = jvp(c, std::make_tuple(xs), std::make_tuple(ts));
+  expect_same(ys, sin(xs));
+  expect_array(tys, want, {4}, float64, 1e-15);
+  // Where the rule agrees with sin' (|cos x| < 0.5), so do finite differences; elsewhere not.
+  std::vector<double> fd = fd_along([](const Array &v) { return sin(v); }, xs, ts);
+  EXPECT_NEAR(values(tys)[1], fd[1], 1e-8);
+  EXPECT_NEAR(values(tys)[2], fd[2], 1e-8);
+  EXPECT_GT(std::fabs(values(tys)[0] - fd[0]), 0.4);
+  std::vector<double> diag(16, 0.0);
+  for (int i = 0; i < 4; ++i)
+    diag[i * 5] = clipped(values(xs)[i]);
+  expect_array(jacfwd(c)(xs), diag, {4, 4}, float64, 1e-15);
+  expect_array(linearize(c, xs).second(ts), want, {4}, float64, 1e-15);
+}
+
+TEST(TransformsApi, CustomVjpForwardModeComposes) {
+  // bwd = 2 cos(x) g: the rule's first derivative is 2 cos x, its second -2 sin x.
+  auto f = custom_vjp([](const Array &x) { return sin(x); },
+                      [](const Array &x) { return std::make_pair(sin(x), cos(x)); },
+                      [](const Array &c, const Array &g) { return c * g * 2.0; });
+  Array x = f64({-0.7, 0.3, 2.5});
+  std::vector<double> xv = values(x);
+  auto d1 = map1(xv, [](double v) { return 2 * std::cos(v); });
+  auto d2 = map1(xv, [](double v) { return -2 * std::sin(v); });
+  Array ones = f64({1, 1, 1});
+  // jvp of jvp: the tangent's tangent differentiates the rule; the primal output's outer
+  // tangent uses the rule too.
+  auto tangent = [f, ones](const Array &x) {
+    return jvp(f, std::make_tuple(x), std::make_tuple(ones)).second;
+  };
+  expect_array(jvp(tangent, std::make_tuple(x), std::make_tuple(ones)).second, d2, {3}, float64,
+               1e-14);
+  auto primal = [f, ones](const Array &x) {
+    return jvp(f, std::make_tuple(x), std::make_tuple(ones)).first;
+  };
+  expect_array(jvp(primal, std::make_tuple(x), std::make_tuple(ones)).second, d1, {3}, float64,
+               1e-14);
+  // vmap of jvp against a per-example loop.
+  Array xs = f64({0.1, 0.2, 0.3, 1.0, 1.5, 2.0}, {2, 3}), ts = f64({1, 2, 3, -1, 0.5, 2}, {2, 3});
+  Array batched = vmap([f](const Array &x, const Array &t) {
+    return jvp(f, std::make_tuple(x), std::make_tuple(t)).second;
+  })(xs, ts);
+  for (int64_t i = 0; i < 2; ++i)
+    expect_same(batched[i], jvp(f, std::make_tuple(xs[i]), std::make_tuple(ts[i])).second);
+  // Hessians of a function that uses the custom_vjp inside, both ways round.
+  auto h = [f](const Array &x) { return sum(f(x) * 3.0); };
+  std::vector<double> hd(9, 0.0);
+  for (int i = 0; i < 3; ++i)
+    hd[i * 4] = 3 * d2[i];
+  expect_array(hessian(h)(x), hd, {3, 3}, float64, 1e-14);
+  expect_array(jacrev(jacfwd(h))(x), hd, {3, 3}, float64, 1e-14);
+  expect_array(jacfwd(jacfwd(h))(x), hd, {3, 3}, float64, 1e-14);
+  // Forward mode over a vmapped custom_vjp.
+  expect_array(jvp(vmap(f), std::make_tuple(x), std::make_tuple(ones)).second, d1, {3}, float64,
+               1e-15);
+}
+
+TEST(TransformsApi, CustomVjpForwardModeIntegerArgumentAndRuleErrors) {
+  // An integer argument has no tangent; bwd's cotangent for it is ignored.
+  auto f = custom_vjp(
+      [](const Array &x, const Array &n) { return x * astype(n, float64); },
+      [](const Array &x, const Array &n) { return std::make_pair(x * astype(n, float64), n); },
+      [](const Array &n, const Array &g) {
+        return std::make_tuple(g * astype(n, float64) * 10.0, zeros_like(n));
+      });
+  Array x = f64({1.0, 2.0}), n = Array::from_vector(std::vector<int32_t>{3, 4});
+  auto [y, ty] = jvp([f, n](const Array &x) { return f(x, n); }, std::make_tuple(x),
+                     std::make_tuple(f64({1.0, -1.0})));
+  expect_array(ty, {30, -40}, {2}, float64, 1e-15);
+  auto bad = custom_vjp([](const Array &x) { return sin(x); },
+                        [](const Array &x) { return std::make_pair(sin(x), x); },
+                        [](const Array &x, const Array &g) { return sum(g); });
+  expect_error([&] { jvp(bad, std::make_tuple(x), std::make_tuple(x)); },
+               {"[custom_vjp]", "bwd returned a cotangent of type f64[]"});
 }
 
 TEST(TransformsApi, CustomVjpMultipleArgumentsAndPytreeResiduals) {
@@ -712,7 +828,8 @@ TEST(TransformsApi, CustomRulesUnderNestedTransforms) {
   expect_array(grad([c](const Array &m) { return sum(vmap(vmap(c))(m)); })(mx),
                clipped_cos(values(mx)), {2, 2}, float64, 1e-15);
   expect_array(vmap(vmap(grad(c)))(mx), clipped_cos(values(mx)), {2, 2}, float64, 1e-15);
-  // Forward mode through a batched custom_vjp still differentiates f.
+  // Forward mode through a batched custom_vjp transposes bwd too. clipped_sin clips the
+  // product c * g, which is not linear in g: its derivative at g = 0 is c = cos x, unclipped.
   expect_array(jvp(vmap(c), std::make_tuple(f64({0.1, 3.0})), std::make_tuple(f64({1, 1}))).second,
                {std::cos(0.1), std::cos(3.0)}, {2}, float64, 1e-15);
   // eval_shape of both sees f's output types.
