@@ -131,6 +131,9 @@ def test_option_default_is_jax_default(monkeypatch):
     c = Config()
     c.define(OPTION, True)
     assert c.read(OPTION) is True
+    monkeypatch.setenv("JAX_THREEFRY_PARTITIONABLE", "0")  # JAX's environment variable
+    c.define(OPTION, True)
+    assert c.read(OPTION) is False
     assert OPTION in strata.config.values()
     strata.config.update(OPTION, "false")  # strings parse as for any boolean option
     assert strata.config.jax_threefry_partitionable is False
