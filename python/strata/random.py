@@ -1,7 +1,10 @@
 """strata.random: counter-based random numbers as pure functions of keys, with jax.random's
-names and algorithms over Threefry-2x32 (bit-compatible with JAX's default PRNG and
-jax_threefry_partitionable=False). A key is a raw u32[2] array (`PRNGKey`) or a typed key array
-(`key`); every sampler takes either."""
+names and algorithms over Threefry-2x32, bit-compatible with JAX's default PRNG in both of its
+counter layouts: `jax_threefry_partitionable=True` (JAX's default since 0.5.0, and Strata's:
+element i of a draw hashes the 64-bit counter i split in hi/lo words, and split(key, n)[i] is
+fold_in(key, i)) and `strata.config.update("jax_threefry_partitionable", False)` (the layout of
+JAX before 0.5.0: halves of one flat iota). A key is a raw u32[2] array (`PRNGKey`) or a typed
+key array (`key`); every sampler takes either."""
 
 import operator as _operator
 
@@ -10,10 +13,24 @@ import numpy as _np
 from strata import _core
 from strata import lax as _lax
 from strata import numpy as _jnp
+from strata._config import config as _config
 from strata._core import random as _c
 from strata.tree_util import register_pytree_node as _register
 
 _U32 = _np.dtype("uint32")
+
+_config.define(
+    "jax_threefry_partitionable", True,
+    help="Threefry counter layout of split and random bits: True (JAX's default since 0.5.0) "
+         "hashes each element's flat index as a 64-bit counter (hi, lo), so draws are "
+         "partitionable and split(key, n)[i] == fold_in(key, i); False gives the bits of JAX "
+         "before 0.5.0 (halves of one flat iota).")
+
+
+def _partitionable():
+    """Whether the partitionable Threefry layout is on (read at each call, so under jit at
+    trace time, as JAX reads it)."""
+    return bool(_config.read("jax_threefry_partitionable"))
 
 
 # ---- dtypes ------------------------------------------------------------------------------------
@@ -354,23 +371,6 @@ def clone(key):
     return key
 
 
-def _split2(base):
-    ks = _c.split(base, 2)
-    return ks[0], ks[1]
-
-
-def split(key, num=2):
-    """`num` new keys (an int or a shape) from one key, stacked on new leading axes."""
-    base, typed = _single("split", key)
-    shape = (num,) if isinstance(num, int) or hasattr(num, "__index__") else tuple(num)
-    shape = tuple(_operator.index(s) for s in shape)
-    n = int(_np.prod(shape))
-    if n < 0 or any(s < 0 for s in shape):
-        raise ValueError(f"[split] num must be non-negative, got {num}")
-    out = _c.split(base, n) if n else _jnp.zeros((0, 2), _U32)
-    return _wrap(_jnp.reshape(out, shape + (2,)), typed)
-
-
 _ROT = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
@@ -382,7 +382,7 @@ def _rotl(x, r):
 
 def _threefry2x32(k1, k2, x0, x1):
     """Threefry-2x32 with 20 rounds over Strata ops (uint32 scalars k1, k2; counters x0, x1 of
-    one shape): used where the counters are traced."""
+    one shape): the partitionable layout and traced fold_in data go through it."""
     shape = x0.shape
     b = lambda v: _jnp.broadcast_to(v, shape)  # noqa: E731
     ks = [b(k1), b(k2), b(_lax.bitwise_xor(_lax.bitwise_xor(k1, k2),
@@ -395,11 +395,71 @@ def _threefry2x32(k1, k2, x0, x1):
             x1 = _lax.bitwise_xor(_rotl(x1, r), x0)
         x0 = x0 + ks[(i + 1) % 3]
         x1 = x1 + ks[(i + 2) % 3] + _jnp.full(shape, i + 1, _U32)
+        if i < 4:
+            x0, x1 = _fusion_break(x0, x1)
     return x0, x1
 
 
+def _fusion_break(x0, x1):
+    """(x0, x1) through a stack and two slices, which end Strata's elementwise fusion groups:
+    under jit, the linalg elementwise fusion of the whole 20-round chain inside a loop body
+    (poisson's, gamma's) does not converge, so each 4-round block is its own group."""
+    both = _jnp.stack([x0, x1])
+    return both[0], both[1]
+
+
+def _iota_2x32(shape):
+    """(hi, lo) uint32 words of the 64-bit flat index of each element of `shape` (JAX's
+    iota_2x32_shape): the counters of the partitionable layout."""
+    shape = tuple(shape)
+    size = int(_np.prod(shape))
+    if size > 2 ** 64:
+        raise NotImplementedError(f"[bits] random bits array of size exceeding 2 ** 64 ({size})")
+    if size <= 2 ** 32:
+        lo = _jnp.reshape(_lax.iota(_U32, size), shape)
+        return _jnp.zeros(shape, _U32), lo
+    idx = _np.arange(size, dtype=_np.uint64).reshape(shape)
+    return (_jnp.asarray((idx >> _np.uint64(32)).astype(_U32)),
+            _jnp.asarray((idx & _np.uint64(0xFFFFFFFF)).astype(_U32)))
+
+
+def _hash_iota(base, shape):
+    """The two Threefry output words for each element of `shape` under the partitionable
+    layout: threefry2x32(key, (hi(i), lo(i))) for the flat index i."""
+    hi, lo = _iota_2x32(shape)
+    return _threefry2x32(base[0], base[1], hi, lo)
+
+
+def _split_keys(base, n):
+    """u32[n, 2]: n keys split from one key in the configured layout (partitionable: key i is
+    threefry(key, (0, i)), i.e. fold_in(key, i); original: halves of threefry over iota(2n))."""
+    if n == 0:
+        return _jnp.zeros((0, 2), _U32)
+    if _partitionable():
+        x0, x1 = _hash_iota(base, (n,))
+        return _jnp.stack([x0, x1], axis=-1)
+    return _c.split(base, n)
+
+
+def _split2(base):
+    ks = _split_keys(base, 2)
+    return ks[0], ks[1]
+
+
+def split(key, num=2):
+    """`num` new keys (an int or a shape) from one key, stacked on new leading axes."""
+    base, typed = _single("split", key)
+    shape = (num,) if isinstance(num, int) or hasattr(num, "__index__") else tuple(num)
+    shape = tuple(_operator.index(s) for s in shape)
+    n = int(_np.prod(shape))
+    if n < 0 or any(s < 0 for s in shape):
+        raise ValueError(f"[split] num must be non-negative, got {num}")
+    return _wrap(_jnp.reshape(_split_keys(base, n), shape + (2,)), typed)
+
+
 def fold_in(key, data):
-    """A new key from `key` and a 32-bit integer `data` (may be traced)."""
+    """A new key from `key` and a 32-bit integer `data` (may be traced): threefry(key, (0, data))
+    in either layout."""
     base, typed = _single("fold_in", key)
     if isinstance(data, (int, _np.integer)):
         return _wrap(_c.fold_in(base, int(data) % 2 ** 32), typed)
@@ -413,6 +473,10 @@ def fold_in(key, data):
 
 
 # ---- bits --------------------------------------------------------------------------------------
+# Each width has both layouts. Partitionable: element i hashes its 64-bit index (hi, lo) to two
+# words w1, w2; 32 bits are w1 ^ w2, 8 and 16 bits its low bits, 64 bits w1 << 32 | w2.
+# Original: one flat stream of 32-bit words threefry(key, iota), 8/16-bit values sliced from
+# its words, 64-bit values from its two halves.
 
 def _words(base, n):
     """n uint32 words: threefry_2x32(key, iota(n)), as JAX's original random_bits."""
@@ -424,7 +488,12 @@ def _words(base, n):
 
 
 def _small_bits(base, width, shape):
-    """width-bit (8 or 16) random values as uint32, as JAX slices them from 32-bit words."""
+    """width-bit (8 or 16) random values as uint32, in the configured layout."""
+    shape = tuple(shape)
+    mask = lambda v: _lax.bitwise_and(v, _jnp.full(v.shape, 2 ** width - 1, _U32))  # noqa: E731
+    if _partitionable():
+        w1, w2 = _hash_iota(base, shape)
+        return mask(_lax.bitwise_xor(w1, w2))
     size = int(_np.prod(shape))
     per = 32 // width
     n = -(-size * width // 32)
@@ -432,19 +501,26 @@ def _small_bits(base, width, shape):
     shifts = _jnp.asarray(_np.arange(per, dtype=_U32) * width)
     parts = _lax.shift_right_logical(_jnp.broadcast_to(w[:, None], (n, per)),
                                      _jnp.broadcast_to(shifts[None, :], (n, per)))
-    parts = _lax.bitwise_and(parts, _jnp.full((n, per), 2 ** width - 1, _U32))
-    return _jnp.reshape(_jnp.reshape(parts, (n * per,))[:size], tuple(shape))
+    return _jnp.reshape(_jnp.reshape(mask(parts), (n * per,))[:size], shape)
 
 
 def _bits64(base, shape):
-    """(high, low) uint32 halves of 64-bit random values, as JAX builds them."""
+    """(high, low) uint32 halves of 64-bit random values, in the configured layout."""
+    shape = tuple(shape)
+    if _partitionable():
+        return _hash_iota(base, shape)
     size = int(_np.prod(shape))
     w = _words(base, 2 * size)
-    return _jnp.reshape(w[:size], tuple(shape)), _jnp.reshape(w[size:], tuple(shape))
+    return _jnp.reshape(w[:size], shape), _jnp.reshape(w[size:], shape)
 
 
 def _bits32(base, shape):
-    return _c.bits(base, tuple(shape))
+    """uint32 random values of `shape`, in the configured layout."""
+    shape = tuple(shape)
+    if _partitionable():
+        w1, w2 = _hash_iota(base, shape)
+        return _lax.bitwise_xor(w1, w2)
+    return _c.bits(base, shape)
 
 
 def bits(key, shape=(), dtype=None):
@@ -707,7 +783,7 @@ def _shuffle(base, x, axis):
     exponent = 3
     rounds = int(_np.ceil(exponent * _np.log(max(1, x.size)) / _np.log(2.0 ** 32 - 1)))
     for _ in range(rounds):
-        ks = _c.split(base, 2)
+        ks = _split_keys(base, 2)
         base, sub = ks[0], ks[1]
         x = _sort_along(_bits32(sub, x.shape), x, axis)
     return x
@@ -916,7 +992,7 @@ def wald(key, mean, shape=None, dtype=None):
     base, _ = _single("wald", key)
     d = _float_dtype(dtype, "wald")
     shape = _param_shape("wald", shape, mean)
-    ks = _c.split(base, 2)
+    ks = _split_keys(base, 2)
     mean = _jnp.broadcast_to(_arr(mean, d), shape)
     v = _normal(ks[0], shape, d)
     z = _uniform(ks[1], shape, d)
@@ -976,7 +1052,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     if not shape:
         shape = pshape
     shape = shape + pshape
-    ks = _c.split(base, 2)
+    ks = _split_keys(base, 2)
     m = maxwell(ks[0], shape, d)
     s = rademacher(ks[1], shape, d)
     return s * m * _arr(scale, d) + _arr(loc, d)
@@ -1018,18 +1094,18 @@ def _gamma_one(base, alpha, log_space):
         k = s[0]
 
         def next_kxv(kxv):
-            kk = _c.split(kxv[0], 2)
+            kk = _split_keys(kxv[0], 2)
             x = _normal(kk[1], (), d)
             return kk[0], x, one + x * cc
 
-        ks = _c.split(k, 3)
+        ks = _split_keys(k, 3)
         _, x, v = _lax.while_loop(lambda kxv: kxv[2] <= zero, next_kxv, (ks[1], zero, c_(-1.0)))
         X = x * x
         V = v * v * v
         U = _uniform(ks[2], (), d)
         return ks[0], X, V, U
 
-    ks = _c.split(base, 2)
+    ks = _split_keys(base, 2)
     _, _, V, _ = _lax.while_loop(cond_fn, body_fn, (ks[0], zero, one, c_(2.0)))
     if log_space:
         log_samples = -_exponential(ks[1], (), d)
@@ -1046,7 +1122,7 @@ def _gamma_impl(base, a, log_space):
     size = int(_np.prod(a.shape))
     if size == 0:
         return _jnp.zeros(a.shape, a.dtype)
-    keys = _c.split(base, size)
+    keys = _split_keys(base, size)
     flat = _jnp.reshape(a, (size,))
     out = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, flat)
     return _jnp.reshape(out, a.shape)
@@ -1224,7 +1300,7 @@ def _lgamma(x):
 def _poisson_knuth(base, lam, shape, d, max_iters):
     def body(c):
         i, k, rng, log_prod = c
-        ks = _c.split(rng, 2)
+        ks = _split_keys(rng, 2)
         k = _jnp.where(log_prod > -lam, k + 1, k)
         u = _uniform(ks[1], shape, _np.dtype("float32"))
         return i + 1, k, ks[0], log_prod + _jnp.log(u)
@@ -1243,7 +1319,7 @@ def _rejection_loop(base, shape, dtype, max_iters, propose):
     wherever it accepts, until every element has accepted once."""
     def body(c):
         i, k_out, accepted, rng = c
-        ks = _c.split(rng, 3)
+        ks = _split_keys(rng, 3)
         u = _uniform(ks[1], shape, dtype) - 0.5
         v = _uniform(ks[2], shape, dtype)
         k, accept = propose(u, v)
@@ -1311,7 +1387,7 @@ def _binomial_inversion(base, count, prob, shape, max_iters):
 
     def body(c):
         i, num_geom, geom_sum, rng = c
-        ks = _c.split(rng, 2)
+        ks = _split_keys(rng, 2)
         num_out = _jnp.where(geom_sum <= count, num_geom + 1, num_geom)
         u = _uniform(ks[0], shape, prob.dtype)
         geom = _jnp.ceil(_jnp.log(u) / log1mp)
@@ -1408,7 +1484,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     p = _jnp.moveaxis(p, -1, 0)
     remaining = _lax.cumsum(p, 0, reverse=True)
     ratios = p / _jnp.where(remaining == 0, _jnp.ones(remaining.shape, p.dtype), remaining)
-    keys = _c.split(base, ratios.shape[0])
+    keys = _split_keys(base, ratios.shape[0])
     _, counts = _lax.scan(step, n, (ratios, keys), unroll=unroll)
     return _lax.convert_element_type(_jnp.moveaxis(counts, 0, -1), d)
 

@@ -1,6 +1,8 @@
 """strata.random (jax.random's names): JAX's own expected values under Threefry, JAX's bit
 algorithms redone in numpy, distributions by scipy.stats tests with fixed seeds, typed keys,
-vmap against loops, jit against eager, and derivatives of reparameterized samplers."""
+vmap against loops, jit against eager, and derivatives of reparameterized samplers. Every test
+here runs with jax_threefry_partitionable=False (JAX's layout before 0.5.0, the one its value
+tables are for); test_random_partitionable.py covers the default layout."""
 
 import math
 import zlib
@@ -25,6 +27,15 @@ def close(got, want, rtol=1e-5, atol=1e-6):
 
 def same(a, b):
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.fixture(autouse=True)
+def original_threefry_layout():
+    """jax_threefry_partitionable=False for each test, restored afterwards."""
+    old = strata.config.read("jax_threefry_partitionable")
+    strata.config.update("jax_threefry_partitionable", False)
+    yield
+    strata.config.update("jax_threefry_partitionable", old)
 
 
 # ---- JAX's expected values (tests/random_test.py, threefry2x32, partitionable off) -------------
