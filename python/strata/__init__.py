@@ -248,6 +248,43 @@ def _occurrence_rank(pos):
     return rank
 
 
+def _positions_dropping_out_of_bounds(shape, idx):
+    """The flat position in an array of `shape` of each element idx (a concrete numpy-style
+    index) selects, with size (one past the end, which scatters drop) for an out-of-bounds
+    integer index: JAX's .at[...] updates drop those (numpy would raise, Strata's gather
+    clamps). Each dimension indexed by integers gets one sentinel slot past its end."""
+    size = int(_np.prod(shape, dtype=_np.int64))
+    parts = []
+    for p in (idx if isinstance(idx, tuple) else (idx,)):
+        if isinstance(p, _np.ndarray) and p.dtype == _np.bool_:
+            parts.extend(p.nonzero())  # a mask consumes p.ndim dimensions
+        else:
+            parts.append(p)
+    consumed = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if sum(1 for p in parts if p is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded = []
+    for p in parts:
+        expanded.extend([slice(None)] * (len(shape) - consumed) if p is Ellipsis else [p])
+    ext_shape, mapped, dim = list(shape), [], 0
+    for p in expanded:
+        if p is None or isinstance(p, slice):
+            mapped.append(p)
+            dim += p is not None
+            continue
+        i = _np.asarray(p)
+        if i.dtype.kind not in "iu" or dim >= len(shape):
+            raise IndexError(f"unsupported index {p!r}")
+        d = shape[dim]
+        i = i.astype(_np.int64)
+        mapped.append(_np.where((i >= -d) & (i < d), _np.where(i < 0, i + d, i), d))
+        ext_shape[dim] = d + 1
+        dim += 1
+    ext = _np.full(ext_shape, size, _np.int64)
+    ext[tuple(slice(0, d) for d in shape)] = _np.arange(size, dtype=_np.int64).reshape(shape)
+    return ext[tuple(mapped)]
+
+
 class _IndexUpdateRef:
     """x.at[idx]: functional updates through flat scatters, with JAX's semantics for repeated
     indices: add accumulates, multiply multiplies by every factor, min/max reduce over every
@@ -262,7 +299,7 @@ class _IndexUpdateRef:
         np_idx = _numpy_index(self.idx)
         if np_idx is not None:
             try:
-                pos = _np.arange(x.size, dtype=_np.int64).reshape(x.shape)[np_idx]
+                pos = _positions_dropping_out_of_bounds(x.shape, np_idx)
             except (IndexError, TypeError, ValueError):
                 pos = None  # let Strata's indexing raise its own error
             if pos is not None:

@@ -15,6 +15,7 @@ class Config:
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_hooks", {})
         object.__setattr__(self, "_help", {})
+        object.__setattr__(self, "_key", None)
 
     def define(self, name, default, help="", hook=None):
         """Declares option `name` (a jax_* name); the environment may override its default."""
@@ -31,6 +32,7 @@ class Config:
 
     def _set(self, name, value):
         self._values[name] = value
+        object.__setattr__(self, "_key", None)
         hook = self._hooks.get(name)
         if hook is not None:
             hook(value)
@@ -54,6 +56,13 @@ class Config:
 
     def __setattr__(self, name, value):
         raise AttributeError("[config] use config.update(name, value)")
+
+    def trace_key(self):
+        """Every option's value as one hashable tuple (cached until an option changes): part of
+        jit's cache key, since options change what tracing produces (as in JAX)."""
+        if self._key is None:
+            object.__setattr__(self, "_key", tuple(sorted(self._values.items())))
+        return self._key
 
     def values(self):
         """A copy of every option and its value."""

@@ -1035,8 +1035,8 @@ class _Jitted:
         self._donate_argnums = () if donate_argnums is None else _argnums_tuple(donate_argnums)
         self._donate_argnames = donate_argnames
         self._jit = _core.JitFunction(getattr(fun, "__name__", "jit_fn"))
-        # (input structure, static values) -> the key the C++ cache knows the entry by; the
-        # dict compares static values by hash and == and keeps them alive with the entry.
+        # (input structure, static values, config options) -> the key the C++ cache knows the
+        # entry by; the dict compares static values by hash and == and keeps them alive.
         self._keys = {}
 
     def _prepare(self, args, kwargs):
@@ -1051,7 +1051,8 @@ class _Jitted:
         statics += tuple((k, _static_key(kwargs[k], repr(k))) for k in sorted(kwargs)
                          if k in self._static_argnames)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        key = str(self._keys.setdefault((in_tree, statics), len(self._keys)))
+        key = str(self._keys.setdefault((in_tree, statics, config.trace_key()),
+                                        len(self._keys)))
         fun = self._fun
 
         def trace(xs):

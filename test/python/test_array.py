@@ -298,3 +298,21 @@ def test_numpy_float64_scalar_is_a_typed_float64():
     assert x.dtype == np.float64 and not x.weak_type
     assert float(x) == 1.3
     assert jnp.asarray(1.3).weak_type
+
+
+def test_at_updates_drop_out_of_bounds_indices_as_jax():
+    import strata.numpy as jnp
+    x = jnp.zeros(5)
+    np.testing.assert_array_equal(np.asarray(x.at[np.array([4, 5])].set(np.array([1.0, 2.0]))),
+                                  [0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(np.asarray(x.at[np.array([-1, -6, 7])].add(1.0)),
+                                  [0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(np.asarray(x.at[9].set(3.0)), np.zeros(5))
+    m = jnp.ones((2, 3))
+    out = np.asarray(m.at[1, np.array([0, 3])].multiply(5.0))
+    np.testing.assert_array_equal(out, [[1, 1, 1], [5, 1, 1]])
+    out = np.asarray(m.at[..., np.array([2, 3])].max(4.0))
+    np.testing.assert_array_equal(out, [[1, 1, 4], [1, 1, 4]])
+    out = np.asarray(m.at[np.array([True, False]), 1:].min(-1.0))
+    np.testing.assert_array_equal(out, [[1, -1, -1], [1, 1, 1]])
+    np.testing.assert_array_equal(np.asarray(m.at[:, None, 5].set(0.0)), np.ones((2, 3)))

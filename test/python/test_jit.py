@@ -213,3 +213,22 @@ def test_jit_closing_over_an_outer_grad_tracer_runs_op_by_op():
     def outer(x):
         return strata.jit(lambda y: x * y * y)(jnp.float32(2.0))
     np.testing.assert_allclose(float(strata.grad(outer)(jnp.float32(3.0))), 4.0)
+
+
+def test_config_options_are_part_of_the_cache_key():
+    # A jitted function retraces when an option that changes tracing changes (as JAX).
+    f = strata.jit(lambda k: strata.random.bits(k, (2,)))
+    key = strata.random.PRNGKey(3)
+    old = strata.config.jax_threefry_partitionable
+    try:
+        strata.config.update("jax_threefry_partitionable", True)
+        a = np.asarray(f(key))
+        strata.config.update("jax_threefry_partitionable", False)
+        b = np.asarray(f(key))
+        np.testing.assert_array_equal(b, np.asarray(strata.random.bits(key, (2,))))
+        assert not np.array_equal(a, b) and f.stats()["misses"] == 2
+        strata.config.update("jax_threefry_partitionable", True)
+        np.testing.assert_array_equal(np.asarray(f(key)), a)
+        assert f.stats()["misses"] == 2  # the first entry is found again
+    finally:
+        strata.config.update("jax_threefry_partitionable", old)
