@@ -31,6 +31,19 @@ STRATA_EXPORT Array tanh(const Array &x);
 STRATA_EXPORT Array logistic(const Array &x);
 STRATA_EXPORT Array erf(const Array &x);
 STRATA_EXPORT Array erf_inv(const Array &x);
+STRATA_EXPORT Array sinh(const Array &x);
+STRATA_EXPORT Array cosh(const Array &x);
+STRATA_EXPORT Array asin(const Array &x);
+STRATA_EXPORT Array acos(const Array &x);
+STRATA_EXPORT Array atan(const Array &x);
+STRATA_EXPORT Array asinh(const Array &x);
+STRATA_EXPORT Array acosh(const Array &x);
+STRATA_EXPORT Array atanh(const Array &x);
+STRATA_EXPORT Array cbrt(const Array &x);
+STRATA_EXPORT Array exp2(const Array &x);
+STRATA_EXPORT Array erfc(const Array &x);
+STRATA_EXPORT Array lgamma(const Array &x);  // log |Gamma(x)|
+STRATA_EXPORT Array digamma(const Array &x); // psi(x); NaN at 0 and the negative integers
 STRATA_EXPORT Array is_finite(const Array &x);
 STRATA_EXPORT Array bitwise_not(const Array &x); // logical not on bool
 STRATA_EXPORT Array integer_pow(const Array &x, int64_t y);
@@ -45,6 +58,17 @@ STRATA_EXPORT Array pow(const Array &x, const Array &y);
 STRATA_EXPORT Array max(const Array &x, const Array &y); // NaN-propagating
 STRATA_EXPORT Array min(const Array &x, const Array &y);
 STRATA_EXPORT Array atan2(const Array &x, const Array &y);
+/// Regularized incomplete gamma P(a, x) and Q(a, x) = 1 - P(a, x).
+STRATA_EXPORT Array igamma(const Array &a, const Array &x);
+STRATA_EXPORT Array igammac(const Array &a, const Array &x);
+/// d/da P(a, x).
+STRATA_EXPORT Array igamma_grad_a(const Array &a, const Array &x);
+/// d/da of a Gamma(a, 1) sample x (implicit reparameterization).
+STRATA_EXPORT Array random_gamma_grad(const Array &a, const Array &x);
+/// psi^(m)(x) for integer-valued m >= 0 (NaN otherwise).
+STRATA_EXPORT Array polygamma(const Array &m, const Array &x);
+/// Hurwitz zeta(s, q) = sum_k (q + k)^-s.
+STRATA_EXPORT Array zeta(const Array &s, const Array &q);
 STRATA_EXPORT Array bitwise_and(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_or(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_xor(const Array &x, const Array &y);

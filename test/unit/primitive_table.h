@@ -154,6 +154,19 @@ inline std::vector<Row> make_rows() {
   add(unary("logistic", lax::logistic, U(-4, 4)));
   add(unary("erf", lax::erf, U(-2, 2)));
   add(unary("erf_inv", lax::erf_inv, U(-0.9, 0.9)));
+  add(unary("sinh", lax::sinh, U(-2, 2)));
+  add(unary("cosh", lax::cosh, U(-2, 2)));
+  add(unary("asin", lax::asin, U(-0.9, 0.9)));
+  add(unary("acos", lax::acos, U(-0.9, 0.9)));
+  add(unary("atan", lax::atan, U(-3, 3)));
+  add(unary("asinh", lax::asinh, U(-3, 3)));
+  add(unary("acosh", lax::acosh, U(1.2, 4)));
+  add(unary("atanh", lax::atanh, U(-0.9, 0.9)));
+  add(unary("cbrt", lax::cbrt, AwayFromZero()));
+  add(unary("exp2", lax::exp2, U(-2, 2)));
+  add(unary("erfc", lax::erfc, U(-2, 2)));
+  add(unary("lgamma", lax::lgamma, U(0.3, 4)));
+  add(unary("digamma", lax::digamma, U(0.3, 4)));
   add(unary("is_finite", lax::is_finite, [](Rng &r) {
     std::vector<double> v = draw(r, 6, -2, 2);
     v[1] = INFINITY;
@@ -186,6 +199,39 @@ inline std::vector<Row> make_rows() {
        },
        binary_fn(lax::min)});
   add(binary("atan2", lax::atan2, AwayFromZero(), AwayFromZero()));
+  // Both evaluation branches of the incomplete gamma functions (series for x < 1 or x <= a,
+  // continued fraction beyond).
+  // igamma and igammac vary x only (a = 2 behind stop_gradient): their derivative in a,
+  // igamma_grad_a, has no derivative of its own (as in JAX), so second order would fail;
+  // test_prim_elementwise.cpp checks the first-order derivative in a.
+  auto in_x = [](Array (*f)(const Array &, const Array &)) {
+    return Row{"", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.2, 4)}; },
+               [f](const std::vector<Array> &in) {
+                 Array one = lax::integer_pow(in[0], 0);
+                 return std::vector<Array>{f(lax::stop_gradient(lax::add(one, one)), in[0])};
+               }};
+  };
+  Row igamma_row = in_x(lax::igamma), igammac_row = in_x(lax::igammac);
+  igamma_row.name = "igamma";
+  igammac_row.name = "igammac";
+  add(igamma_row);
+  add(igammac_row);
+  add(binary("igamma_grad_a", lax::igamma_grad_a, U(0.5, 3), U(0.2, 4)));
+  add(binary("random_gamma_grad", lax::random_gamma_grad, U(0.5, 3), U(0.2, 4)));
+  // polygamma and zeta differentiate in their second operand only: the first is a constant
+  // made from it behind stop_gradient (polygamma's order 2, zeta's s = 3).
+  add({"polygamma", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         return std::vector<Array>{
+             lax::polygamma(lax::stop_gradient(lax::add(one, one)), in[0])};
+       }});
+  add({"zeta", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         Array s = lax::stop_gradient(lax::add(one, lax::add(one, one)));
+         return std::vector<Array>{lax::zeta(s, in[0])};
+       }});
   add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
              [](Rng &r) { return integers(r, kS, -50, 50); }));
   add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },

@@ -55,6 +55,32 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %22 = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.integer_pow %[[I]], y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.sinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u1 = strata.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.asin %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u2 = strata.asin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.acos %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u3 = strata.acos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.atan %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u4 = strata.atan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.asinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u5 = strata.asinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.acosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u6 = strata.acosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.atanh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u7 = strata.atanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cbrt %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u8 = strata.cbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.exp2 %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u9 = strata.exp2 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.erfc %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u10 = strata.erfc %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.lgamma %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u11 = strata.lgamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.digamma %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u12 = strata.digamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
 
@@ -80,6 +106,18 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %i: tensor<2x3xi32>,
   %7 = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.atan2 %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %8 = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b0 = strata.igamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igammac %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b1 = strata.igammac %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igamma_grad_a %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b2 = strata.igamma_grad_a %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.random_gamma_grad %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b3 = strata.random_gamma_grad %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.polygamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b4 = strata.polygamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.zeta %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b5 = strata.zeta %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.add %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   %9 = strata.add %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: strata.rem %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
