@@ -736,6 +736,35 @@ Value emitIgammacF64(F64Ops &e, Value a, Value x) {
   return e.sel(domain, e.c(kNaND), out);
 }
 
+/// nextafter as libstrata steps it: on the storage bits of x's own format.
+Value emitNextafter(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  Type it = b.getIntegerType(w);
+  auto ic = [&](uint64_t v) {
+    return Value(arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, APInt(w, v))));
+  };
+  auto fcmp = [&](arith::CmpFPredicate pr, Value p, Value q) {
+    return Value(arith::CmpFOp::create(b, loc, pr, p, q));
+  };
+  Value zero = scalarConst(b, loc, t, 0, 0);
+  Value bx = arith::BitcastOp::create(b, loc, it, x);
+  Value by = arith::BitcastOp::create(b, loc, it, y);
+  Value away = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     fcmp(arith::CmpFPredicate::OLT, x, y),
+                                     fcmp(arith::CmpFPredicate::OGT, x, zero));
+  Value stepped = arith::SelectOp::create(b, loc, away, arith::AddIOp::create(b, loc, bx, ic(1)),
+                                          arith::SubIOp::create(b, loc, bx, ic(1)));
+  Value tiny = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, by, ic(uint64_t{1} << (w - 1))), ic(1));
+  Value bits = arith::SelectOp::create(b, loc, fcmp(arith::CmpFPredicate::OEQ, x, zero), tiny,
+                                       stepped);
+  Value r = arith::BitcastOp::create(b, loc, t, bits);
+  r = arith::SelectOp::create(b, loc, fcmp(arith::CmpFPredicate::OEQ, x, y), y, r);
+  Value anyNan = arith::OrIOp::create(b, loc, isNan(b, loc, x), isNan(b, loc, y));
+  return arith::SelectOp::create(b, loc, anyNan, arith::AddFOp::create(b, loc, x, y), r);
+}
+
 /// Runs `f` on the operands extended to f64 and rounds its result back to their type.
 Value inF64(OpBuilder &b, Location loc, ValueRange xs,
             function_ref<Value(F64Ops &, ArrayRef<Value>)> f) {
@@ -840,6 +869,8 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
       .Case<st::CbrtOp>([&](auto) { return math::CbrtOp::create(b, loc, x); })
       .Case<st::Exp2Op>([&](auto) { return math::Exp2Op::create(b, loc, x); })
       .Case<st::ErfcOp>([&](auto) { return math::ErfcOp::create(b, loc, x); })
+      .Case<st::PopulationCountOp>([&](auto) { return math::CtPopOp::create(b, loc, x); })
+      .Case<st::ClzOp>([&](auto) { return math::CountLeadingZerosOp::create(b, loc, x); })
       .Case<st::LgammaOp>([&](auto) {
         return inF64(b, loc, a, [](F64Ops &e, ArrayRef<Value> v) { return emitLgammaF64(e, v[0]); });
       })
@@ -904,6 +935,7 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
       .Case<st::MaxOp>([&](auto) { return emitMax(b, loc, x, a[1], uns); })
       .Case<st::MinOp>([&](auto) { return emitMin(b, loc, x, a[1], uns); })
       .Case<st::Atan2Op>([&](auto) { return emitAtan2(b, loc, x, a[1]); })
+      .Case<st::NextafterOp>([&](auto) { return emitNextafter(b, loc, x, a[1]); })
       .Case<st::IgammaOp>([&](auto) {
         return inF64(b, loc, a, [](F64Ops &e, ArrayRef<Value> v) {
           return emitIgammaF64(e, v[0], v[1], IgammaMode::Value);
@@ -981,8 +1013,10 @@ bool bodyAccepts(Operation *op) {
             st::CoshOp, st::AsinOp, st::AcosOp, st::AtanOp, st::AsinhOp, st::AcoshOp,
             st::AtanhOp, st::CbrtOp, st::Exp2Op, st::ErfcOp,
             st::LgammaOp, st::DigammaOp, st::IgammaOp, st::IgammacOp, st::IgammaGradAOp,
-            st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp>(
+            st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp, st::NextafterOp>(
           [&](auto) { return isFloat; })
+      .Case<st::PopulationCountOp, st::ClzOp>(
+          [&](auto) { return !isFloat && !t.isInteger(1); })
       .Case<st::NotOp, st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp>(
           [&](auto) { return !isFloat; })
       .Case<st::IntegerPowOp>(
@@ -2257,6 +2291,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     addElementwise<st::ErfcOp, st::LgammaOp, st::DigammaOp, st::IgammaOp, st::IgammacOp,
                    st::IgammaGradAOp, st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp>(patterns,
                                                                                          ctx);
+    addElementwise<st::PopulationCountOp, st::ClzOp, st::NextafterOp>(patterns, ctx);
     patterns.add<ZeroSizeToEmpty, Threefry2x32ToGeneric>(ctx);
     patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
                  BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,

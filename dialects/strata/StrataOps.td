@@ -511,6 +511,42 @@ def Strata_Exp2Op : Strata_UnaryOp<"exp2"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// PopulationCountOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_PopulationCountOp : Strata_UnaryOp<"population_count"> {
+  let summary = "Counts the set bits of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape and dtype. Integer operands only (not
+    bool); the sign bit counts.
+
+    Example:
+
+    ```mlir
+    %y = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ClzOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ClzOp : Strata_UnaryOp<"clz"> {
+  let summary = "Counts the leading zero bits of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape and dtype. Integer operands only (not
+    bool); zero gives the bit width.
+
+    Example:
+
+    ```mlir
+    %y = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 // ErfcOp
 //===----------------------------------------------------------------------------------===//
 
@@ -871,6 +907,24 @@ def Strata_ZetaOp : Strata_BinaryOp<"zeta"> {
 
     ```mlir
     %z = strata.zeta %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// NextafterOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_NextafterOp : Strata_BinaryOp<"nextafter"> {
+  let summary = "The representable value next to `lhs` in the direction of `rhs`, elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN if either is NaN, `rhs` where they are equal.
+
+    Example:
+
+    ```mlir
+    %z = strata.nextafter %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
 }

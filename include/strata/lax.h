@@ -46,6 +46,9 @@ STRATA_EXPORT Array lgamma(const Array &x);  // log |Gamma(x)|
 STRATA_EXPORT Array digamma(const Array &x); // psi(x); NaN at 0 and the negative integers
 STRATA_EXPORT Array is_finite(const Array &x);
 STRATA_EXPORT Array bitwise_not(const Array &x); // logical not on bool
+/// Number of set bits / leading zero bits of integers (same dtype).
+STRATA_EXPORT Array population_count(const Array &x);
+STRATA_EXPORT Array clz(const Array &x);
 STRATA_EXPORT Array integer_pow(const Array &x, int64_t y);
 
 // ---- Elementwise binary (same shape and dtype) ---------------------------------------------
@@ -69,6 +72,8 @@ STRATA_EXPORT Array random_gamma_grad(const Array &a, const Array &x);
 STRATA_EXPORT Array polygamma(const Array &m, const Array &x);
 /// Hurwitz zeta(s, q) = sum_k (q + k)^-s.
 STRATA_EXPORT Array zeta(const Array &s, const Array &q);
+/// The representable value of x's dtype next to x in the direction of y.
+STRATA_EXPORT Array nextafter(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_and(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_or(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_xor(const Array &x, const Array &y);

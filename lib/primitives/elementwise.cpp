@@ -19,6 +19,7 @@ bool accepts(Accepts a, DType t) {
   case Accepts::Float: return is_floating(t);
   case Accepts::Numeric: return is_floating(t) || is_integer(t);
   case Accepts::Signed: return is_floating(t) || is_signed_integer(t);
+  case Accepts::Integer: return is_integer(t);
   case Accepts::IntOrBool: return is_integer(t) || is_bool(t);
   case Accepts::Any: return true;
   }
@@ -29,6 +30,7 @@ std::string_view accepts_str(Accepts a) {
   case Accepts::Float: return "floating-point";
   case Accepts::Numeric: return "integer or floating-point";
   case Accepts::Signed: return "signed integer or floating-point";
+  case Accepts::Integer: return "integer";
   case Accepts::IntOrBool: return "integer or bool";
   case Accepts::Any: return "any";
   }
@@ -581,6 +583,24 @@ const Primitive &not_p = def_unary<Accepts::IntOrBool>(
     return static_cast<C>(~x);
 });
 
+// Bit counts of integers (of the operand's bits, the sign bit included).
+const Primitive &population_count_p = def_unary<Accepts::Integer>(
+    "population_count", kNonDifferentiable, nullptr, [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_integral_v<C>)
+        return static_cast<C>(std::popcount(static_cast<std::make_unsigned_t<C>>(x)));
+      else
+        return x;
+    });
+const Primitive &clz_p = def_unary<Accepts::Integer>(
+    "clz", kNonDifferentiable, nullptr, [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_integral_v<C>)
+        return static_cast<C>(std::countl_zero(static_cast<std::make_unsigned_t<C>>(x)));
+      else
+        return x;
+    });
+
 // integer_pow: x**y for a static integer y, by repeated squaring.
 template <class C> C ipow(C x, int64_t y) {
   bool inv = y < 0;
@@ -823,6 +843,54 @@ const Primitive &gt_p =
     def_binary<Accepts::Any, true>("gt", kNone, nullptr, [](auto a, auto b) { return a > b; });
 const Primitive &ge_p =
     def_binary<Accepts::Any, true>("ge", kNone, nullptr, [](auto a, auto b) { return a >= b; });
+
+// nextafter(x, y): the value of x's dtype next to x toward y, stepping the storage bits (so
+// f16/bf16 step in their own format); NaN if either is NaN, y if x == y, the smallest
+// subnormal with y's sign from a zero.
+template <class T> struct float_bits;
+template <> struct float_bits<float> { using type = uint32_t; };
+template <> struct float_bits<double> { using type = uint64_t; };
+template <> struct float_bits<f16_t> { using type = uint16_t; };
+template <> struct float_bits<bf16_t> { using type = uint16_t; };
+template <class T> T next_after(T xs, T ys) {
+  using B = typename float_bits<T>::type;
+  auto x = load(xs), y = load(ys);
+  if (std::isnan(x) || std::isnan(y))
+    return store<T>(x + y);
+  if (x == y)
+    return ys;
+  B sign = B{1} << (8 * sizeof(B) - 1);
+  if (x == 0)
+    return std::bit_cast<T>(static_cast<B>((std::bit_cast<B>(ys) & sign) | 1));
+  B bits = std::bit_cast<B>(xs);
+  bool away = (x < y) == (x > 0);
+  return std::bit_cast<T>(static_cast<B>(away ? bits + 1 : bits - 1));
+}
+template <class T> void next_after_kernel(const Array &x, const Array &y, Array &z) {
+  if constexpr (accepts_v<Accepts::Float, T>()) {
+    const T *a = x.data<T>(), *b = y.data<T>();
+    T *o = static_cast<T *>(z.mutable_data());
+    parallel_for(z.size(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = next_after(a[i], b[i]);
+    });
+  }
+}
+const Primitive &nextafter_p = [] () -> const Primitive & {
+  Primitive p;
+  p.name = "nextafter";
+  p.traits = kElementwise | kFusible | kNonDifferentiable;
+  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
+    return binary_shape_rule("nextafter", Accepts::Float, false, in);
+  };
+  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+    STRATA_DISPATCH(in[0].dtype(), T, { next_after_kernel<T>(in[0], in[1], z); });
+    return std::vector<Array>{z};
+  };
+  p.batch = rules::elementwise_batch_rule();
+  return register_primitive(std::move(p));
+}();
 
 // ---- select, clamp, convert_element_type, stop_gradient -----------------------------------------
 const Primitive &select_p = [] () -> const Primitive & {
@@ -1103,6 +1171,8 @@ Array atanh(const Array &x) { return bind1(atanh_p, {x}); }
 Array cbrt(const Array &x) { return bind1(cbrt_p, {x}); }
 Array exp2(const Array &x) { return bind1(exp2_p, {x}); }
 Array erfc(const Array &x) { return bind1(erfc_p, {x}); }
+Array population_count(const Array &x) { return bind1(population_count_p, {x}); }
+Array clz(const Array &x) { return bind1(clz_p, {x}); }
 Array lgamma(const Array &x) { return bind1(lgamma_p, {x}); }
 Array digamma(const Array &x) { return bind1(digamma_p, {x}); }
 Array is_finite(const Array &x) { return bind1(is_finite_p, {x}); }
@@ -1126,6 +1196,7 @@ Array random_gamma_grad(const Array &a, const Array &x) {
 }
 Array polygamma(const Array &m, const Array &x) { return bind1(polygamma_p, {m, x}); }
 Array zeta(const Array &s, const Array &q) { return bind1(zeta_p, {s, q}); }
+Array nextafter(const Array &x, const Array &y) { return bind1(nextafter_p, {x, y}); }
 Array bitwise_and(const Array &x, const Array &y) { return bind1(and_p, {x, y}); }
 Array bitwise_or(const Array &x, const Array &y) { return bind1(or_p, {x, y}); }
 Array bitwise_xor(const Array &x, const Array &y) { return bind1(xor_p, {x, y}); }

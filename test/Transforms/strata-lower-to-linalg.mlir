@@ -614,6 +614,24 @@ func.func @math_unary(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
 
 // -----
 
+// population_count and clz are math.ctpop / math.ctlz; nextafter steps the bits of its operand.
+// CHECK-LABEL: func.func @bit_ops
+// CHECK: math.ctpop
+// CHECK: math.ctlz
+// CHECK: arith.bitcast %{{.*}} : f16 to i16
+// CHECK: arith.addi
+// CHECK: arith.subi
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+func.func @bit_ops(%i: tensor<4xi32>, %x: tensor<4xf16>, %y: tensor<4xf16>)
+    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf16>) {
+  %0 = strata.population_count %i : (tensor<4xi32>) -> tensor<4xi32>
+  %1 = strata.clz %i : (tensor<4xi32>) -> tensor<4xi32>
+  %2 = strata.nextafter %x, %y : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  return %0, %1, %2 : tensor<4xi32>, tensor<4xi32>, tensor<4xf16>
+}
+
+// -----
+
 // lgamma and digamma are straight-line f64 bodies (Lanczos; reflection, recurrence and the
 // asymptotic series); the f32 operand is extended and the result truncated.
 // CHECK-LABEL: func.func @gamma_family

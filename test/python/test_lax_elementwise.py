@@ -216,3 +216,32 @@ def test_lax_square_and_errors():
         lax.lgamma(np.array([1, 2], dtype=np.int32))
     with pytest.raises(TypeError, match=r"\[igamma\]"):
         lax.igamma(np.array([1.0], dtype=np.float32), np.array([1.0]))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32])
+def test_population_count_and_clz(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([0, 1, 5, info.max, info.min, 100], dtype=dtype)
+    bits = info.bits
+    u = x.astype(np.int64) & ((1 << bits) - 1)
+    want_pc = np.array([bin(v).count("1") for v in u])
+    want_clz = np.array([bits - int(v).bit_length() for v in u])
+    for f, want in [(lax.population_count, want_pc), (lax.clz, want_clz)]:
+        got = np.asarray(f(x))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.astype(np.int64), want)
+        np.testing.assert_array_equal(np.asarray(strata.jit(f)(x)), got)
+    with pytest.raises(TypeError, match=r"\[clz\]"):
+        lax.clz(np.array([1.0], dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nextafter(dtype):
+    x = np.array([1.0, 1.0, 0.0, -0.0, -1.0, 2.0, 3.0, np.inf, np.nan], dtype=dtype)
+    y = np.array([2.0, 0.0, 1.0, -1.0, -2.0, 2.0, np.inf, 0.0, 1.0], dtype=dtype)
+    want = np.nextafter(x, y)
+    got = np.asarray(lax.nextafter(x, y))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(strata.jit(lax.nextafter)(x, y)), want)
+    np.testing.assert_array_equal(np.asarray(strata.vmap(lax.nextafter)(x, y)), want)

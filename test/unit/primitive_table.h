@@ -173,6 +173,9 @@ inline std::vector<Row> make_rows() {
     v[4] = NAN;
     return make(v, kS, float64);
   }));
+  add(unary("population_count", lax::population_count,
+            [](Rng &r) { return integers(r, kS, -100000, 100000); }));
+  add(unary("clz", lax::clz, [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
   add(unary("not", lax::bitwise_not, [](Rng &r) { return integers(r, kS, -50, 50); }));
   add({"integer_pow", [](Rng &r) { return std::vector<Array>{uniform(r, kS, -2, 2)}; },
        [](const std::vector<Array> &in) { return std::vector<Array>{lax::integer_pow(in[0], 3)}; }});
@@ -232,6 +235,7 @@ inline std::vector<Row> make_rows() {
          Array s = lax::stop_gradient(lax::add(one, lax::add(one, one)));
          return std::vector<Array>{lax::zeta(s, in[0])};
        }});
+  add(binary("nextafter", lax::nextafter, U(-2, 2), U(-2, 2)));
   add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
              [](Rng &r) { return integers(r, kS, -50, 50); }));
   add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },

@@ -23,7 +23,8 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "eq", "ne", "lt",
                         "le", "gt", "ge", "select", "clamp", "convert_element_type",
                         "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
-                        "acosh", "atanh", "cbrt", "exp2", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
+                        "nextafter", "erfc", "lgamma", "digamma", "igamma", "igammac",
                         "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
@@ -1376,4 +1377,54 @@ TEST(PrimElementwise, IgammaDerivativeInA) {
       EXPECT_NEAR(static_cast<double>(g[i]), static_cast<double>((hi[i] - lo[i]) / (2 * h)), 1e-7)
           << i;
   }
+}
+
+// ---- Bit counts and nextafter --------------------------------------------------------------------
+
+TEST(PrimElementwise, PopulationCountAndClz) {
+  EXPECT_EQ(read(lax::population_count(make_ld({0, 1, 7, -1, -2147483648.0L, 255}, int32))),
+            (std::vector<LD>{0, 1, 3, 32, 1, 8}));
+  EXPECT_EQ(read(lax::population_count(make_ld({-1, 5}, int8))), (std::vector<LD>{8, 2}));
+  EXPECT_EQ(read(lax::population_count(make_ld({4294967295.0L, 6}, uint32))),
+            (std::vector<LD>{32, 2}));
+  EXPECT_EQ(read(lax::population_count(make_ld({-1}, int64))), (std::vector<LD>{64}));
+  EXPECT_EQ(read(lax::clz(make_ld({0, 1, 255, -1, 65536}, int32))),
+            (std::vector<LD>{32, 31, 24, 0, 15}));
+  EXPECT_EQ(read(lax::clz(make_ld({0, 1, 128}, uint8))), (std::vector<LD>{8, 7, 0}));
+  EXPECT_EQ(read(lax::clz(make_ld({1}, int64))), (std::vector<LD>{63}));
+  using Fn = Array (*)(const Array &);
+  for (auto [name, f] : {std::pair<const char *, Fn>{"population_count", lax::population_count},
+                         std::pair<const char *, Fn>{"clz", lax::clz}}) {
+    expect_type_error([&] { f(make_ld({1}, float32)); }, name, float32, "f32[1]");
+    expect_type_error([&] { f(make_ld({1}, bool_)); }, name, bool_, "bool[1]");
+  }
+}
+
+TEST(PrimElementwise, NextafterStepsInTheOperandsFormat) {
+  std::vector<double> xs = {1, 1, 0, 0, -1, 2, -0.0, 3, 1e308, -5, 1};
+  std::vector<double> ys = {2, 0, 1, -1, -2, 2, 0.0, kInf, kInf, -kInf, static_cast<double>(kNaN)};
+  std::vector<LD> xl(xs.begin(), xs.end()), yl(ys.begin(), ys.end());
+  std::vector<LD> d = read(lax::nextafter(make_ld(xl, float64), make_ld(yl, float64)));
+  std::vector<LD> f = read(lax::nextafter(make_ld(xl, float32), make_ld(yl, float32)));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double wd = std::nextafter(xs[i], ys[i]);
+    float wf = std::nextafter(static_cast<float>(xs[i]), static_cast<float>(ys[i]));
+    if (std::isnan(wd)) {
+      EXPECT_TRUE(std::isnan(d[i]) && std::isnan(f[i])) << i;
+      continue;
+    }
+    EXPECT_EQ(std::bit_cast<uint64_t>(static_cast<double>(d[i])), std::bit_cast<uint64_t>(wd)) << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(static_cast<float>(f[i])), std::bit_cast<uint32_t>(wf)) << i;
+  }
+  // f16 and bf16 step by their own ulps: 1 -> 1 + 2^-10 and 1 + 2^-7; 0 -> the smallest
+  // subnormals 2^-24 and 2^-133.
+  std::vector<LD> h = read(lax::nextafter(make_ld({1, 0, 1}, float16), make_ld({2, 1, 0}, float16)));
+  EXPECT_EQ(h[0], 1 + std::ldexp(LD{1}, -10));
+  EXPECT_EQ(h[1], std::ldexp(LD{1}, -24));
+  EXPECT_EQ(h[2], 1 - std::ldexp(LD{1}, -11));
+  std::vector<LD> bf = read(lax::nextafter(make_ld({1, 0}, bfloat16), make_ld({2, -1}, bfloat16)));
+  EXPECT_EQ(bf[0], 1 + std::ldexp(LD{1}, -7));
+  EXPECT_EQ(bf[1], -std::ldexp(LD{1}, -133));
+  expect_type_error([&] { lax::nextafter(make_ld({1}, int32), make_ld({1}, int32)); },
+                    "nextafter", int32, "i32[1]");
 }

@@ -55,6 +55,10 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %22 = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.integer_pow %[[I]], y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.population_count %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %pc = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.clz %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %lz = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: strata.sinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.cosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -106,6 +110,8 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %i: tensor<2x3xi32>,
   %7 = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.atan2 %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %8 = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.nextafter %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %na = strata.nextafter %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.igamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %b0 = strata.igamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.igammac %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
