@@ -2,6 +2,7 @@
 #include "transforms/Passes.h"
 
 #include "dialects/strata/StrataOps.h"
+#include "lib/bessel_coefficients.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -765,6 +766,38 @@ Value emitNextafter(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::SelectOp::create(b, loc, anyNan, arith::AddFOp::create(b, loc, x, y), r);
 }
 
+/// Cephes' chbevl (elementwise.cpp's chebyshev), unrolled.
+Value emitChebyshev(F64Ops &e, ArrayRef<double> c, Value t) {
+  Value b0 = e.c(c[0]), b1 = e.c(0), b2 = e.c(0);
+  for (double k : c.drop_front()) {
+    b2 = b1;
+    b1 = b0;
+    b0 = e.add(e.sub(e.mul(t, b1), b2), e.c(k));
+  }
+  return e.mul(e.c(0.5), e.sub(b0, b2));
+}
+
+/// bessel_i0e_f64 / bessel_i1e_f64: both series, selected on |x| <= 8 (the large one's
+/// argument kept >= 8).
+Value emitBesselF64(F64Ops &e, Value x, bool order1) {
+  Value y = e.abs(x);
+  Value small = e.le(y, e.c(8));
+  Value yl = arith::MaximumFOp::create(e.b, e.loc, y, e.c(8));
+  Value tSmall = e.sub(e.mul(y, e.c(0.5)), e.c(2));
+  Value tLarge = e.sub(e.div(e.c(32), yl), e.c(2));
+  Value root = math::SqrtOp::create(e.b, e.loc, yl);
+  Value r;
+  if (!order1) {
+    r = e.sel(small, emitChebyshev(e, ::strata::bessel::kI0eSmall, tSmall),
+              e.div(emitChebyshev(e, ::strata::bessel::kI0eLarge, tLarge), root));
+    return e.sel(e.nan(x), x, r);
+  }
+  r = e.sel(small, e.mul(emitChebyshev(e, ::strata::bessel::kI1eSmall, tSmall), y),
+            e.div(emitChebyshev(e, ::strata::bessel::kI1eLarge, tLarge), root));
+  r = e.sel(e.lt(x, e.c(0)), e.neg(r), r);
+  return e.sel(e.nan(x), x, r);
+}
+
 /// Runs `f` on the operands extended to f64 and rounds its result back to their type.
 Value inF64(OpBuilder &b, Location loc, ValueRange xs,
             function_ref<Value(F64Ops &, ArrayRef<Value>)> f) {
@@ -869,6 +902,14 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
       .Case<st::CbrtOp>([&](auto) { return math::CbrtOp::create(b, loc, x); })
       .Case<st::Exp2Op>([&](auto) { return math::Exp2Op::create(b, loc, x); })
       .Case<st::ErfcOp>([&](auto) { return math::ErfcOp::create(b, loc, x); })
+      .Case<st::BesselI0eOp>([&](auto) {
+        return inF64(b, loc, a,
+                     [](F64Ops &e, ArrayRef<Value> v) { return emitBesselF64(e, v[0], false); });
+      })
+      .Case<st::BesselI1eOp>([&](auto) {
+        return inF64(b, loc, a,
+                     [](F64Ops &e, ArrayRef<Value> v) { return emitBesselF64(e, v[0], true); });
+      })
       .Case<st::PopulationCountOp>([&](auto) { return math::CtPopOp::create(b, loc, x); })
       .Case<st::ClzOp>([&](auto) { return math::CountLeadingZerosOp::create(b, loc, x); })
       .Case<st::LgammaOp>([&](auto) {
@@ -1013,7 +1054,8 @@ bool bodyAccepts(Operation *op) {
             st::CoshOp, st::AsinOp, st::AcosOp, st::AtanOp, st::AsinhOp, st::AcoshOp,
             st::AtanhOp, st::CbrtOp, st::Exp2Op, st::ErfcOp,
             st::LgammaOp, st::DigammaOp, st::IgammaOp, st::IgammacOp, st::IgammaGradAOp,
-            st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp, st::NextafterOp>(
+            st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp, st::NextafterOp,
+            st::BesselI0eOp, st::BesselI1eOp>(
           [&](auto) { return isFloat; })
       .Case<st::PopulationCountOp, st::ClzOp>(
           [&](auto) { return !isFloat && !t.isInteger(1); })
@@ -2291,7 +2333,8 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     addElementwise<st::ErfcOp, st::LgammaOp, st::DigammaOp, st::IgammaOp, st::IgammacOp,
                    st::IgammaGradAOp, st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp>(patterns,
                                                                                          ctx);
-    addElementwise<st::PopulationCountOp, st::ClzOp, st::NextafterOp>(patterns, ctx);
+    addElementwise<st::PopulationCountOp, st::ClzOp, st::NextafterOp, st::BesselI0eOp,
+                   st::BesselI1eOp>(patterns, ctx);
     patterns.add<ZeroSizeToEmpty, Threefry2x32ToGeneric>(ctx);
     patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
                  BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,

@@ -547,6 +547,40 @@ def Strata_ClzOp : Strata_UnaryOp<"clz"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// BesselI0eOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BesselI0eOp : Strata_UnaryOp<"bessel_i0e"> {
+  let summary = "Computes `exp(-|x|) I0(x)` of each element (scaled modified Bessel, order 0).";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// BesselI1eOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BesselI1eOp : Strata_UnaryOp<"bessel_i1e"> {
+  let summary = "Computes `exp(-|x|) I1(x)` of each element (scaled modified Bessel, order 1).";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 // ErfcOp
 //===----------------------------------------------------------------------------------===//
 

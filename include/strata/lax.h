@@ -44,6 +44,8 @@ STRATA_EXPORT Array exp2(const Array &x);
 STRATA_EXPORT Array erfc(const Array &x);
 STRATA_EXPORT Array lgamma(const Array &x);  // log |Gamma(x)|
 STRATA_EXPORT Array digamma(const Array &x); // psi(x); NaN at 0 and the negative integers
+STRATA_EXPORT Array bessel_i0e(const Array &x); // exp(-|x|) I0(x)
+STRATA_EXPORT Array bessel_i1e(const Array &x); // exp(-|x|) I1(x)
 STRATA_EXPORT Array is_finite(const Array &x);
 STRATA_EXPORT Array bitwise_not(const Array &x); // logical not on bool
 /// Number of set bits / leading zero bits of integers (same dtype).

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "../bessel_coefficients.h"
 #include "../elementwise_impl.h"
 #include "../transforms/rules_impl.h"
 #include "strata/lax.h"
@@ -419,6 +420,30 @@ double igammac_f64(double a, double x) {
   return h * ax;
 }
 
+// Cephes' chbevl: the Chebyshev series of `c` (highest degree first) at t in [-2, 2].
+template <size_t N> double chebyshev(const double (&c)[N], double t) {
+  double b0 = c[0], b1 = 0, b2 = 0;
+  for (size_t i = 1; i < N; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = t * b1 - b2 + c[i];
+  }
+  return 0.5 * (b0 - b2);
+}
+// exp(-|x|) I0(x) and exp(-|x|) I1(x) (odd) by Cephes' series on [0, 8] and beyond.
+double bessel_i0e_f64(double x) {
+  double y = std::fabs(x);
+  if (y <= 8)
+    return chebyshev(bessel::kI0eSmall, y / 2 - 2);
+  return chebyshev(bessel::kI0eLarge, 32 / y - 2) / std::sqrt(y);
+}
+double bessel_i1e_f64(double x) {
+  double y = std::fabs(x);
+  double r = y <= 8 ? chebyshev(bessel::kI1eSmall, y / 2 - 2) * y
+                    : chebyshev(bessel::kI1eLarge, 32 / y - 2) / std::sqrt(y);
+  return x < 0 ? -r : r;
+}
+
 template <class C, class F> C via_f64(F f, C x) {
   return static_cast<C>(f(static_cast<double>(x)));
 }
@@ -570,6 +595,30 @@ const Primitive &lgamma_p = def_unary<Accepts::Float>(
 const Primitive &digamma_p = def_unary<Accepts::Float>(
     "digamma", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::polygamma(rules::full_like(x, 1), x); },
     [](auto x) { return via_f64(digamma_f64, x); });
+// d/dx i0e = i1e - sign(x) i0e; d/dx i1e = i0e - i1e (sign(x) + 1/x), 1/2 at |x| <= eps (as
+// JAX defines them).
+double dtype_eps(DType d) {
+  switch (d) {
+  case DType::Float16: return 9.765625e-4;
+  case DType::BFloat16: return 7.8125e-3;
+  case DType::Float32: return 1.1920928955078125e-7;
+  default: return kEps;
+  }
+}
+const Primitive &bessel_i0e_p = def_unary<Accepts::Float>(
+    "bessel_i0e", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sub(lax::bessel_i1e(x), lax::mul(lax::sign(x), out)); },
+    [](auto x) { return via_f64(bessel_i0e_f64, x); });
+const Primitive &bessel_i1e_p = def_unary<Accepts::Float>(
+    "bessel_i1e", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      Array eps = rules::full_like(x, dtype_eps(x.dtype()));
+      Array big = lax::gt(lax::abs(x), eps);
+      Array safe = lax::select(big, x, eps);
+      Array d = lax::sub(lax::bessel_i0e(safe),
+                         lax::mul(out, lax::add(lax::sign(safe), lax::div(rules::full_like(x, 1), safe))));
+      return lax::select(big, d, rules::full_like(x, 0.5));
+    },
+    [](auto x) { return via_f64(bessel_i1e_f64, x); });
 const Primitive &is_finite_p = def_unary<Accepts::Float, true>(
     "is_finite", kNone, nullptr,
     [](auto x) { return std::isfinite(x); });
@@ -1171,6 +1220,8 @@ Array atanh(const Array &x) { return bind1(atanh_p, {x}); }
 Array cbrt(const Array &x) { return bind1(cbrt_p, {x}); }
 Array exp2(const Array &x) { return bind1(exp2_p, {x}); }
 Array erfc(const Array &x) { return bind1(erfc_p, {x}); }
+Array bessel_i0e(const Array &x) { return bind1(bessel_i0e_p, {x}); }
+Array bessel_i1e(const Array &x) { return bind1(bessel_i1e_p, {x}); }
 Array population_count(const Array &x) { return bind1(population_count_p, {x}); }
 Array clz(const Array &x) { return bind1(clz_p, {x}); }
 Array lgamma(const Array &x) { return bind1(lgamma_p, {x}); }

@@ -86,6 +86,8 @@ void init_lax(py::module_ &root) {
   STRATA_PY_UNARY_DOC(clz, "Elementwise number of leading zero bits of integers.");
   STRATA_PY_BINARY_DOC(nextafter, "x1", "x2",
                        "Elementwise next representable value after x1 in the direction of x2.");
+  STRATA_PY_UNARY_DOC(bessel_i0e, "Elementwise exponentially scaled Bessel I0: exp(-|x|) i0(x).");
+  STRATA_PY_UNARY_DOC(bessel_i1e, "Elementwise exponentially scaled Bessel I1: exp(-|x|) i1(x).");
   STRATA_PY_UNARY_DOC(erfc, "Elementwise complementary error function 1 - erf(x).");
   STRATA_PY_UNARY_DOC(lgamma, "Elementwise log of the absolute value of the gamma function.");
   STRATA_PY_UNARY_DOC(digamma, "Elementwise digamma psi(x) (NaN at 0 and negative integers).");

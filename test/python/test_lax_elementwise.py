@@ -55,6 +55,8 @@ UNARY = {
     "erfc": (lax.erfc, sp.erfc, (-3, 5)),
     "lgamma": (lax.lgamma, sp.gammaln, (0.1, 12)),
     "digamma": (lax.digamma, sp.digamma, (0.1, 12)),
+    "bessel_i0e": (lax.bessel_i0e, sp.i0e, (0.2, 20)),
+    "bessel_i1e": (lax.bessel_i1e, sp.i1e, (0.2, 20)),
 }
 # (function, reference, domain of the first operand, domain of the second)
 BINARY = {
@@ -245,3 +247,11 @@ def test_nextafter(dtype):
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.asarray(strata.jit(lax.nextafter)(x, y)), want)
     np.testing.assert_array_equal(np.asarray(strata.vmap(lax.nextafter)(x, y)), want)
+
+
+def test_bessel_negative_and_edges():
+    x = np.array([-30.0, -8.0, -0.5, 0.0, 1e-300, np.inf, -np.inf])
+    close(lax.bessel_i0e(x), sp.i0e(x), np.float64, atol=0, rtol=1e-14)
+    close(lax.bessel_i1e(x), sp.i1e(x), np.float64, atol=1e-300, rtol=1e-14)
+    g = strata.grad(lambda v: jnp.sum(lax.bessel_i1e(v)))(np.array([0.0, -2.0]))
+    np.testing.assert_allclose(np.asarray(g)[0], 0.5)

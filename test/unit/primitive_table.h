@@ -165,6 +165,9 @@ inline std::vector<Row> make_rows() {
   add(unary("cbrt", lax::cbrt, AwayFromZero()));
   add(unary("exp2", lax::exp2, U(-2, 2)));
   add(unary("erfc", lax::erfc, U(-2, 2)));
+  // Both series of the Bessel functions ([0, 8] and beyond), away from the kink at 0.
+  add(unary("bessel_i0e", lax::bessel_i0e, [](Rng &r) { return away_from_zero(r, kS, 0.3, 12); }));
+  add(unary("bessel_i1e", lax::bessel_i1e, [](Rng &r) { return away_from_zero(r, kS, 0.3, 12); }));
   add(unary("lgamma", lax::lgamma, U(0.3, 4)));
   add(unary("digamma", lax::digamma, U(0.3, 4)));
   add(unary("is_finite", lax::is_finite, [](Rng &r) {

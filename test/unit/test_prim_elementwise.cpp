@@ -24,7 +24,7 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "le", "gt", "ge", "select", "clamp", "convert_element_type",
                         "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
                         "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
-                        "nextafter", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "nextafter", "bessel_i0e", "bessel_i1e", "erfc", "lgamma", "digamma", "igamma", "igammac",
                         "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
@@ -1264,6 +1264,18 @@ TEST(PrimElementwise, SpecialFunctionsKnownValues) {
                   1.1031566406452431872L, 2.9705239922421490509L, -1000000.5772140200139L,
                   2.1133097796353988734L, 18.420680738952365464L}},
                 1e-14);
+  expect_known1("bessel_i0e", lax::bessel_i0e,
+                {{-12.5L, -1, 0, 0.3L, 5, 8, 30},
+                 {},
+                 {0.11402192946228890093L, 0.4657596075936404365L, 1, 0.75758062518254785826L,
+                  0.18354081260932835307L, 0.14343178185685031071L, 0.073145946482237293929L}},
+                1e-15);
+  expect_known1("bessel_i1e", lax::bessel_i1e,
+                {{-12.5L, -1, 0, 0.3L, 5, 8, 30},
+                 {},
+                 {-0.10936143099065089054L, -0.20791041534970844887L, 0, 0.11237756063983879503L,
+                  0.16397226694454235693L, 0.13414249329269817831L, 0.071916330598647554706L}},
+                1e-15);
   expect_known("polygamma", lax::polygamma,
                {{1, 2, 3, 1, 4},
                 {0.5L, 2, 3.5L, -1.5L, 10},
