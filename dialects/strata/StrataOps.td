@@ -964,6 +964,28 @@ def Strata_NextafterOp : Strata_BinaryOp<"nextafter"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// RegularizedIncompleteBetaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RegularizedIncompleteBetaOp : Strata_Op<"regularized_incomplete_beta"> {
+  let summary = "Computes the regularized incomplete beta function `I_x(a, b)` elementwise.";
+  let description = [{
+    All three operands have one shape and dtype, which the result keeps. Floating-point
+    operands only; NaN outside a >= 0, b >= 0, 0 <= x <= 1.
+
+    Example:
+
+    ```mlir
+    %z = strata.regularized_incomplete_beta %a, %b, %x
+        : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyRankedTensor:$x);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $x attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------------------===//
 // Atan2Op
 //===----------------------------------------------------------------------------------===//
 

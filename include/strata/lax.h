@@ -76,6 +76,8 @@ STRATA_EXPORT Array polygamma(const Array &m, const Array &x);
 STRATA_EXPORT Array zeta(const Array &s, const Array &q);
 /// The representable value of x's dtype next to x in the direction of y.
 STRATA_EXPORT Array nextafter(const Array &x, const Array &y);
+/// The regularized incomplete beta function I_x(a, b) (primitive regularized_incomplete_beta).
+STRATA_EXPORT Array betainc(const Array &a, const Array &b, const Array &x);
 STRATA_EXPORT Array bitwise_and(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_or(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_xor(const Array &x, const Array &y);

@@ -102,6 +102,14 @@ void init_lax(py::module_ &root) {
                        "Elementwise polygamma psi^(m)(x); m holds non-negative integers.");
   STRATA_PY_BINARY_DOC(zeta, "x", "q", "Elementwise Hurwitz zeta function zeta(x, q).");
   m.def(
+      "betainc",
+      [](py::handle a, py::handle b, py::handle x) {
+        Array xs = to_array(x);
+        Array as = to_array(a, &xs), bs = to_array(b, &xs);
+        return lax::betainc(as, bs, xs);
+      },
+      arg("a"), arg("b"), arg("x"), "Elementwise regularized incomplete beta integral I_x(a, b).");
+  m.def(
       "square", [](py::handle x) { return lax::integer_pow(to_array(x), 2); }, arg("x"),
       "Elementwise square x * x.");
   m.def(

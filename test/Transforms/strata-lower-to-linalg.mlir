@@ -667,6 +667,26 @@ func.func @incomplete_gamma(%a: tensor<4xf64>, %x: tensor<4xf64>) -> (tensor<4xf
 
 // -----
 
+// bessel_i0e is two unrolled Chebyshev series selected on |x| <= 8; betainc's continued
+// fraction is an scf.while over its three operands.
+// CHECK-LABEL: func.func @bessel_betainc
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: math.sqrt
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+// CHECK: scf.while
+// CHECK: math.log1p
+func.func @bessel_betainc(%a: tensor<4xf64>, %b: tensor<4xf64>, %x: tensor<4xf64>)
+    -> (tensor<4xf64>, tensor<4xf64>) {
+  %0 = strata.bessel_i0e %x : (tensor<4xf64>) -> tensor<4xf64>
+  %1 = strata.regularized_incomplete_beta %a, %b, %x
+      : (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  return %0, %1 : tensor<4xf64>, tensor<4xf64>
+}
+
+// -----
+
 // Ops on dynamic shapes stay in place (the pass is partial).
 // CHECK-LABEL: func.func @left_in_place
 // CHECK: strata.exp

@@ -255,3 +255,25 @@ def test_bessel_negative_and_edges():
     close(lax.bessel_i1e(x), sp.i1e(x), np.float64, atol=1e-300, rtol=1e-14)
     g = strata.grad(lambda v: jnp.sum(lax.bessel_i1e(v)))(np.array([0.0, -2.0]))
     np.testing.assert_allclose(np.asarray(g)[0], 0.5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_betainc(dtype):
+    a = rng.uniform(0.2, 8, (4, 5)).astype(dtype)
+    b = rng.uniform(0.2, 8, (4, 5)).astype(dtype)
+    x = rng.uniform(0.0, 1.0, (4, 5)).astype(dtype)
+    want = sp.betainc(a.astype(np.float64), b.astype(np.float64), x.astype(np.float64))
+    close(lax.betainc(a, b, x), want, dtype, rtol=1e-11 if dtype == np.float64 else 2e-5,
+          atol=1e-13 if dtype == np.float64 else 2e-6)
+    np.testing.assert_allclose(np.asarray(strata.jit(lax.betainc)(a, b, x)),
+                               np.asarray(lax.betainc(a, b, x)), rtol=1e-11, atol=1e-13)
+    loop = np.stack([np.asarray(lax.betainc(p, q, r)) for p, q, r in zip(a, b, x)])
+    np.testing.assert_array_equal(np.asarray(strata.vmap(lax.betainc)(a, b, x)), loop)
+
+
+def test_betainc_grad_in_x():
+    a, b = np.array([2.0, 0.7, 5.0]), np.array([3.0, 1.5, 0.9])
+    x = np.array([0.3, 0.6, 0.9])
+    g = strata.grad(lambda v: jnp.sum(lax.betainc(a, b, v)))(x)
+    want = numerical_grad(lambda v: np.sum(sp.betainc(a, b, v)), x)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-6)

@@ -239,6 +239,16 @@ inline std::vector<Row> make_rows() {
          return std::vector<Array>{lax::zeta(s, in[0])};
        }});
   add(binary("nextafter", lax::nextafter, U(-2, 2), U(-2, 2)));
+  // betainc varies x in both regions of the continued fraction (a = 2, b = 3 behind
+  // stop_gradient: its derivatives in a and b are NaN, as JAX has none).
+  add({"regularized_incomplete_beta",
+       [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.05, 0.95)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         Array a = lax::stop_gradient(lax::add(one, one));
+         Array b = lax::stop_gradient(lax::add(a, one));
+         return std::vector<Array>{lax::betainc(a, b, in[0])};
+       }});
   add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
              [](Rng &r) { return integers(r, kS, -50, 50); }));
   add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },

@@ -24,7 +24,8 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "le", "gt", "ge", "select", "clamp", "convert_element_type",
                         "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
                         "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
-                        "nextafter", "bessel_i0e", "bessel_i1e", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "nextafter", "bessel_i0e", "bessel_i1e",
+                        "regularized_incomplete_beta", "erfc", "lgamma", "digamma", "igamma", "igammac",
                         "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
@@ -1439,4 +1440,34 @@ TEST(PrimElementwise, NextafterStepsInTheOperandsFormat) {
   EXPECT_EQ(bf[1], -std::ldexp(LD{1}, -133));
   expect_type_error([&] { lax::nextafter(make_ld({1}, int32), make_ld({1}, int32)); },
                     "nextafter", int32, "i32[1]");
+}
+
+// ---- betainc ---------------------------------------------------------------------------------------
+
+TEST(PrimElementwise, BetaincKnownValuesAndEdges) {
+  Array a = make_ld({2, 0.5L, 5, 10, 0.1L}, float64), b = make_ld({3, 0.5L, 1.5L, 20, 4}, float64);
+  Array x = make_ld({0.4L, 0.9L, 0.7L, 0.3L, 0.01L}, float64);
+  std::vector<double> want = {0.52480000000000003837, 0.79516723530086657191,
+                              0.29180564480614543448, 0.36400408107194422775,
+                              0.75100455801169322832};
+  std::vector<LD> got = read(lax::betainc(a, b, x));
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(got[i]), want[i], 1e-14 * want[i]) << i;
+  std::vector<LD> f = read(lax::betainc(lax::convert_element_type(a, float32),
+                                        lax::convert_element_type(b, float32),
+                                        lax::convert_element_type(x, float32)));
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(f[i]), want[i], 1e-6) << i;
+  // x = 0 and 1; a = 0 (result 1 for x > 0), b = 0 (0 for x < 1); NaN outside the domain.
+  std::vector<LD> e = read(lax::betainc(make_ld({2, 2, 0, 2, -1, 2, 0}, float64),
+                                        make_ld({3, 3, 2, 0, 1, 1, 0}, float64),
+                                        make_ld({0, 1, 0.5L, 0.5L, 0.5L, 1.5L, 0.5L}, float64)));
+  EXPECT_EQ(e[0], 0);
+  EXPECT_EQ(e[1], 1);
+  EXPECT_EQ(e[2], 1);
+  EXPECT_EQ(e[3], 0);
+  for (size_t i = 4; i < e.size(); ++i)
+    EXPECT_TRUE(std::isnan(e[i])) << i;
+  testutil::expect_error([&] { lax::betainc(a, b, make_ld({0.5L}, float64)); },
+                         {"[regularized_incomplete_beta]", "shapes differ"});
 }

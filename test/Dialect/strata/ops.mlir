@@ -59,6 +59,10 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %pc = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: strata.clz %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %lz = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.bessel_i0e %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i0 = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.bessel_i1e %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i1 = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.sinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.cosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -110,6 +114,8 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %i: tensor<2x3xi32>,
   %7 = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.atan2 %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %8 = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.regularized_incomplete_beta %[[X]], %[[Y]], %[[X]] : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %bi = strata.regularized_incomplete_beta %x, %y, %x : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.nextafter %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %na = strata.nextafter %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.igamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>

@@ -25,6 +25,8 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %pc = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %lz = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %i0 = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i1 = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %u1 = strata.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %u2 = strata.asin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
