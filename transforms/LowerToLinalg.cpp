@@ -1080,6 +1080,16 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
                                                  : Value(arith::ShRUIOp::create(b, loc, x, y));
         return arith::SelectOp::create(b, loc, inRange, shifted, c(0, 0));
       })
+      .Case<st::ShiftRightArithmeticOp>([&](auto) -> Value {
+        // Amounts outside [0, width) give all sign bits.
+        Value y = a[1];
+        Value width = c(0, t.getIntOrFloatBitWidth());
+        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y, width);
+        Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, c(0, 0));
+        Value fill = arith::SelectOp::create(b, loc, negative, c(-1, -1), c(0, 0));
+        return arith::SelectOp::create(b, loc, inRange, arith::ShRSIOp::create(b, loc, x, y),
+                                       fill);
+      })
       // ---- comparisons
       .Case<st::EqOp, st::NeOp, st::LtOp, st::LeOp, st::GtOp, st::GeOp>([&](auto) -> Value {
         if (isFloat)
@@ -1123,8 +1133,8 @@ bool bodyAccepts(Operation *op) {
           [&](auto) { return isFloat; })
       .Case<st::PopulationCountOp, st::ClzOp>(
           [&](auto) { return !isFloat && !t.isInteger(1); })
-      .Case<st::NotOp, st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp>(
-          [&](auto) { return !isFloat; })
+      .Case<st::NotOp, st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp,
+            st::ShiftRightArithmeticOp>([&](auto) { return !isFloat; })
       .Case<st::IntegerPowOp>(
           [&](st::IntegerPowOp p) { return isFloat || p.getYAttr().getInt() >= 0; })
       .Case<st::NegOp, st::AbsOp, st::SignOp, st::DivOp, st::RemOp>(
@@ -2398,7 +2408,8 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
                    st::IgammaGradAOp, st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp>(patterns,
                                                                                          ctx);
     addElementwise<st::PopulationCountOp, st::ClzOp, st::NextafterOp, st::BesselI0eOp,
-                   st::BesselI1eOp, st::RegularizedIncompleteBetaOp>(patterns, ctx);
+                   st::BesselI1eOp, st::RegularizedIncompleteBetaOp, st::ShiftRightArithmeticOp>(
+        patterns, ctx);
     patterns.add<ZeroSizeToEmpty, Threefry2x32ToGeneric>(ctx);
     patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
                  BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,

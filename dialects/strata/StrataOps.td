@@ -1886,6 +1886,25 @@ def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// ShiftRightArithmeticOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ShiftRightArithmeticOp : Strata_BinaryOp<"shift_right_arithmetic"> {
+  let summary = "Shifts each element right, filling with its sign bit.";
+  let description = [{
+    Both operands have one integer shape and dtype, which the result keeps. The bits of `lhs`
+    shift as a signed integer of their width; an amount of at least the width (read as
+    unsigned) gives all sign bits.
+
+    Example:
+
+    ```mlir
+    %z = strata.shift_right_arithmetic %x, %n : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 // BitcastConvertTypeOp
 //===----------------------------------------------------------------------------------===//
 

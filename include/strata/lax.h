@@ -171,6 +171,9 @@ STRATA_EXPORT std::vector<Array> sort(const std::vector<Array> &operands, int64_
 STRATA_EXPORT Array shift_left(const Array &x, const Array &y);
 /// Zero-filling x >> y on the bits of x (signed integers shift as their unsigned bits).
 STRATA_EXPORT Array shift_right_logical(const Array &x, const Array &y);
+/// Sign-filling x >> y on the bits of x as signed; amounts of at least the width give all sign
+/// bits.
+STRATA_EXPORT Array shift_right_arithmetic(const Array &x, const Array &y);
 /// Reinterprets the bits of x as `dtype`, which must have the same itemsize (bool excluded).
 STRATA_EXPORT Array bitcast_convert_type(const Array &x, DType dtype);
 

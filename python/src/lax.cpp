@@ -84,6 +84,8 @@ void init_lax(py::module_ &root) {
   STRATA_PY_UNARY_DOC(exp2, "Elementwise base-2 exponential 2**x.");
   STRATA_PY_UNARY_DOC(population_count, "Elementwise number of set bits of integers.");
   STRATA_PY_UNARY_DOC(clz, "Elementwise number of leading zero bits of integers.");
+  STRATA_PY_BINARY_DOC(shift_right_arithmetic, "x", "y",
+                       "Elementwise sign-filling right shift of integers x >> y.");
   STRATA_PY_BINARY_DOC(nextafter, "x1", "x2",
                        "Elementwise next representable value after x1 in the direction of x2.");
   STRATA_PY_UNARY_DOC(bessel_i0e, "Elementwise exponentially scaled Bessel I0: exp(-|x|) i0(x).");

@@ -614,7 +614,8 @@ func.func @math_unary(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
 
 // -----
 
-// population_count and clz are math.ctpop / math.ctlz; nextafter steps the bits of its operand.
+// population_count and clz are math.ctpop / math.ctlz; nextafter steps the bits of its operand;
+// shift_right_arithmetic is arith.shrsi with the sign filling in for too wide amounts.
 // CHECK-LABEL: func.func @bit_ops
 // CHECK: math.ctpop
 // CHECK: math.ctlz
@@ -622,12 +623,14 @@ func.func @math_unary(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
 // CHECK: arith.addi
 // CHECK: arith.subi
 // CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK: arith.shrsi
 func.func @bit_ops(%i: tensor<4xi32>, %x: tensor<4xf16>, %y: tensor<4xf16>)
-    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf16>) {
+    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf16>, tensor<4xi32>) {
   %0 = strata.population_count %i : (tensor<4xi32>) -> tensor<4xi32>
   %1 = strata.clz %i : (tensor<4xi32>) -> tensor<4xi32>
   %2 = strata.nextafter %x, %y : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
-  return %0, %1, %2 : tensor<4xi32>, tensor<4xi32>, tensor<4xf16>
+  %3 = strata.shift_right_arithmetic %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<4xf16>, tensor<4xi32>
 }
 
 // -----

@@ -277,3 +277,13 @@ def test_betainc_grad_in_x():
     g = strata.grad(lambda v: jnp.sum(lax.betainc(a, b, v)))(x)
     want = numerical_grad(lambda v: np.sum(sp.betainc(a, b, v)), x)
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-6)
+
+
+def test_shift_right_arithmetic():
+    x = np.array([-8, 8, -1, -128, 100, -100], dtype=np.int8)
+    y = np.array([1, 1, 7, 7, 8, 9], dtype=np.int8)
+    want = np.where(y >= 8, np.where(x < 0, -1, 0), x >> np.minimum(y, 7)).astype(np.int8)
+    got = np.asarray(lax.shift_right_arithmetic(x, y))
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(strata.jit(lax.shift_right_arithmetic)(x, y)), want)

@@ -441,6 +441,9 @@ inline std::vector<Row> make_rows() {
   add(binary("shift_right_logical", lax::shift_right_logical,
              [](Rng &r) { return u32_bits(r, kS); },
              [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add(binary("shift_right_arithmetic", lax::shift_right_arithmetic,
+             [](Rng &r) { return integers(r, kS, -100000, 100000); },
+             [](Rng &r) { return integers(r, kS, -2, 34); }));
   add({"bitcast_convert_type", [](Rng &r) { return std::vector<Array>{uniform(r, kS)}; },
        [](const std::vector<Array> &in) {
          return std::vector<Array>{lax::bitcast_convert_type(in[0], int64)};

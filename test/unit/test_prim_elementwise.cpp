@@ -25,7 +25,7 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
                         "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
                         "nextafter", "bessel_i0e", "bessel_i1e",
-                        "regularized_incomplete_beta", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "regularized_incomplete_beta", "shift_right_arithmetic", "erfc", "lgamma", "digamma", "igamma", "igammac",
                         "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
@@ -1470,4 +1470,21 @@ TEST(PrimElementwise, BetaincKnownValuesAndEdges) {
     EXPECT_TRUE(std::isnan(e[i])) << i;
   testutil::expect_error([&] { lax::betainc(a, b, make_ld({0.5L}, float64)); },
                          {"[regularized_incomplete_beta]", "shapes differ"});
+}
+
+TEST(PrimElementwise, ShiftRightArithmetic) {
+  // Amounts of at least the width (negative ones read as unsigned) give all sign bits.
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-8, 8, -1, -128, 100, -100, 7}, int8),
+                                             make_ld({1, 1, 7, 7, 8, 9, -1}, int8))),
+            (std::vector<LD>{-4, 4, -1, -1, 0, -1, 0}));
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-2147483648.0L, 1024}, int32),
+                                             make_ld({31, 3}, int32))),
+            (std::vector<LD>{-1, 128}));
+  // Unsigned operands shift their bits as signed: the top bit fills in.
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({128, 64, 255}, uint8), make_ld({2, 2, 9}, uint8))),
+            (std::vector<LD>{224, 16, 255}));
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-1}, int64), make_ld({63}, int64))),
+            (std::vector<LD>{-1}));
+  expect_type_error([&] { lax::shift_right_arithmetic(make_ld({1}, float32), make_ld({1}, float32)); },
+                    "shift_right_arithmetic", float32, "f32[1]");
 }

@@ -374,6 +374,8 @@ func.func @bits(%u: tensor<4xui32>, %i: tensor<4xi8>, %f: tensor<4xf32>, %h: ten
   %0 = strata.shift_left %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   // CHECK-NEXT: strata.shift_right_logical %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   %1 = strata.shift_right_logical %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // CHECK-NEXT: strata.shift_right_arithmetic %[[I]], %[[I]] : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %sra = strata.shift_right_arithmetic %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   // CHECK-NEXT: strata.shift_right_logical %[[I]], %[[I]] : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   %2 = strata.shift_right_logical %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   // CHECK-NEXT: strata.bitcast_convert_type %[[F]] : (tensor<4xf32>) -> tensor<4xui32>
