@@ -12,7 +12,7 @@
 namespace strata {
 
 /// Which dtypes an elementwise primitive accepts.
-enum class Accepts { Float, Numeric, Signed, IntOrBool, Any };
+enum class Accepts { Float, Numeric, Signed, Integer, IntOrBool, Any };
 
 template <Accepts A, class T> constexpr bool accepts_v() {
   constexpr bool f = is_float_v<T>, b = std::is_same_v<T, bool>;
@@ -20,6 +20,7 @@ template <Accepts A, class T> constexpr bool accepts_v() {
   if constexpr (A == Accepts::Float) return f;
   if constexpr (A == Accepts::Numeric) return f || i;
   if constexpr (A == Accepts::Signed) return f || (i && std::is_signed_v<T>);
+  if constexpr (A == Accepts::Integer) return i;
   if constexpr (A == Accepts::IntOrBool) return i || b;
   return true;
 }

@@ -21,12 +21,16 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
 
     Handled:
     - elementwise unary (neg, abs, sign, floor, ceil, round, exp, log, log1p, expm1, sqrt,
-      rsqrt, sin, cos, tan, tanh, logistic, erf, erf_inv, is_finite, not, integer_pow),
-      binary (add, sub, mul, div, rem, pow, max, min, atan2, and, or, xor, shift_left,
-      shift_right_logical), comparisons, select, clamp, convert_element_type (saturating
-      float -> int, NaN -> 0) and bitcast_convert_type: one `linalg.generic` with an
-      arith/math body. erf_inv is libstrata's f64 Giles approximation with its Newton steps
-      (needs `math.erf`/`math.erfc`, e.g. through `convert-math-to-libm`);
+      rsqrt, sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, cbrt,
+      exp2, logistic, erf, erfc, erf_inv, lgamma, digamma, bessel_i0e, bessel_i1e, is_finite,
+      not, population_count, clz, integer_pow), regularized_incomplete_beta, binary (add, sub, mul, div, rem, pow, max, min, atan2, nextafter,
+      igamma, igammac, igamma_grad_a, random_gamma_grad, polygamma, zeta, and, or, xor,
+      shift_left, shift_right_logical), comparisons, select, clamp, convert_element_type
+      (saturating float -> int, NaN -> 0) and bitcast_convert_type: one `linalg.generic` with
+      an arith/math body. erf_inv is libstrata's f64 Giles approximation with its Newton steps
+      (needs `math.erf`/`math.erfc`, e.g. through `convert-math-to-libm`); the gamma-family
+      functions, zeta, betainc and the Bessel functions are libstrata's f64 algorithms (lgamma by Lanczos), their iterations
+      to convergence as `scf.while` loops in the body; nextafter steps the operand's bits;
     - unsigned elements: arith is signless, so a body casts uiN block arguments to iN (and
       results back) with `builtin.unrealized_conversion_cast`, which
       `reconcile-unrealized-casts` removes once both sides are LLVM's iN; the body uses the

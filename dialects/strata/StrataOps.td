@@ -341,6 +341,299 @@ def Strata_ErfInvOp : Strata_UnaryOp<"erf_inv"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+// SinhOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SinhOp : Strata_UnaryOp<"sinh"> {
+  let summary = "Computes the hyperbolic sine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CoshOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CoshOp : Strata_UnaryOp<"cosh"> {
+  let summary = "Computes the hyperbolic cosine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AsinOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AsinOp : Strata_UnaryOp<"asin"> {
+  let summary = "Computes the arcsine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.asin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AcosOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AcosOp : Strata_UnaryOp<"acos"> {
+  let summary = "Computes the arccosine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.acos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AtanOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AtanOp : Strata_UnaryOp<"atan"> {
+  let summary = "Computes the arctangent of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.atan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AsinhOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AsinhOp : Strata_UnaryOp<"asinh"> {
+  let summary = "Computes the inverse hyperbolic sine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.asinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AcoshOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AcoshOp : Strata_UnaryOp<"acosh"> {
+  let summary = "Computes the inverse hyperbolic cosine of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.acosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// AtanhOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_AtanhOp : Strata_UnaryOp<"atanh"> {
+  let summary = "Computes the inverse hyperbolic tangent of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.atanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// CbrtOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CbrtOp : Strata_UnaryOp<"cbrt"> {
+  let summary = "Computes the cube root of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.cbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// Exp2Op
+//===----------------------------------------------------------------------------------===//
+
+def Strata_Exp2Op : Strata_UnaryOp<"exp2"> {
+  let summary = "Computes `2^x` of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.exp2 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// PopulationCountOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_PopulationCountOp : Strata_UnaryOp<"population_count"> {
+  let summary = "Counts the set bits of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape and dtype. Integer operands only (not
+    bool); the sign bit counts.
+
+    Example:
+
+    ```mlir
+    %y = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ClzOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ClzOp : Strata_UnaryOp<"clz"> {
+  let summary = "Counts the leading zero bits of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape and dtype. Integer operands only (not
+    bool); zero gives the bit width.
+
+    Example:
+
+    ```mlir
+    %y = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// BesselI0eOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BesselI0eOp : Strata_UnaryOp<"bessel_i0e"> {
+  let summary = "Computes `exp(-|x|) I0(x)` of each element (scaled modified Bessel, order 0).";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// BesselI1eOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_BesselI1eOp : Strata_UnaryOp<"bessel_i1e"> {
+  let summary = "Computes `exp(-|x|) I1(x)` of each element (scaled modified Bessel, order 1).";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ErfcOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ErfcOp : Strata_UnaryOp<"erfc"> {
+  let summary = "Computes the complementary error function `1 - erf(x)` of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only.
+
+    Example:
+
+    ```mlir
+    %y = strata.erfc %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// LgammaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_LgammaOp : Strata_UnaryOp<"lgamma"> {
+  let summary = "Computes `log |Gamma(x)|` of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only; +inf at the poles
+    (0 and the negative integers).
+
+    Example:
+
+    ```mlir
+    %y = strata.lgamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// DigammaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_DigammaOp : Strata_UnaryOp<"digamma"> {
+  let summary = "Computes the digamma function `psi(x)` of each element.";
+  let description = [{
+    Elementwise; the result has the operand's shape. Floating-point operands only; NaN at 0 and the
+    negative integers.
+
+    Example:
+
+    ```mlir
+    %y = strata.digamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 // IsFiniteOp
 //===----------------------------------------------------------------------------------===//
 
@@ -541,6 +834,155 @@ def Strata_MinOp : Strata_BinaryOp<"min"> {
     %z = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// IgammaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IgammaOp : Strata_BinaryOp<"igamma"> {
+  let summary = "Computes the regularized lower incomplete gamma function `P(a, x)`.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN outside a >= 0, x >= 0.
+
+    Example:
+
+    ```mlir
+    %z = strata.igamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// IgammacOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IgammacOp : Strata_BinaryOp<"igammac"> {
+  let summary = "Computes the regularized upper incomplete gamma function `Q(a, x)`.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN outside a >= 0, x >= 0.
+
+    Example:
+
+    ```mlir
+    %z = strata.igammac %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// IgammaGradAOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_IgammaGradAOp : Strata_BinaryOp<"igamma_grad_a"> {
+  let summary = "Computes the derivative `dP(a, x)/da` elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN outside a > 0, x >= 0.
+
+    Example:
+
+    ```mlir
+    %z = strata.igamma_grad_a %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RandomGammaGradOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RandomGammaGradOp : Strata_BinaryOp<"random_gamma_grad"> {
+  let summary = "Computes the derivative in `a` of a Gamma(a, 1) sample `x`.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only
+    (implicit reparameterization: `-(dP/da) / (dP/dx)`).
+
+    Example:
+
+    ```mlir
+    %z = strata.random_gamma_grad %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// PolygammaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_PolygammaOp : Strata_BinaryOp<"polygamma"> {
+  let summary = "Computes the polygamma function `psi^(m)(x)` elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; `m` must hold non-negative integers (NaN otherwise).
+
+    Example:
+
+    ```mlir
+    %z = strata.polygamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ZetaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ZetaOp : Strata_BinaryOp<"zeta"> {
+  let summary = "Computes the Hurwitz zeta function `zeta(s, q)` elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN for s < 1, +inf for s = 1.
+
+    Example:
+
+    ```mlir
+    %z = strata.zeta %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// NextafterOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_NextafterOp : Strata_BinaryOp<"nextafter"> {
+  let summary = "The representable value next to `lhs` in the direction of `rhs`, elementwise.";
+  let description = [{
+    Both operands have one shape and dtype, which the result keeps. Floating-point operands
+    only; NaN if either is NaN, `rhs` where they are equal.
+
+    Example:
+
+    ```mlir
+    %z = strata.nextafter %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// RegularizedIncompleteBetaOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_RegularizedIncompleteBetaOp : Strata_Op<"regularized_incomplete_beta"> {
+  let summary = "Computes the regularized incomplete beta function `I_x(a, b)` elementwise.";
+  let description = [{
+    All three operands have one shape and dtype, which the result keeps. Floating-point
+    operands only; NaN outside a >= 0, b >= 0, 0 <= x <= 1.
+
+    Example:
+
+    ```mlir
+    %z = strata.regularized_incomplete_beta %a, %b, %x
+        : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyRankedTensor:$x);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $x attr-dict `:` functional-type(operands, results)";
 }
 
 //===----------------------------------------------------------------------------------===//
@@ -1439,6 +1881,25 @@ def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical"> {
 
     ```mlir
     %z = strata.shift_right_logical %x, %n : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ShiftRightArithmeticOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ShiftRightArithmeticOp : Strata_BinaryOp<"shift_right_arithmetic"> {
+  let summary = "Shifts each element right, filling with its sign bit.";
+  let description = [{
+    Both operands have one integer shape and dtype, which the result keeps. The bits of `lhs`
+    shift as a signed integer of their width; an amount of at least the width (read as
+    unsigned) gives all sign bits.
+
+    Example:
+
+    ```mlir
+    %z = strata.shift_right_arithmetic %x, %n : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
     ```
   }];
 }

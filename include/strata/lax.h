@@ -31,8 +31,26 @@ STRATA_EXPORT Array tanh(const Array &x);
 STRATA_EXPORT Array logistic(const Array &x);
 STRATA_EXPORT Array erf(const Array &x);
 STRATA_EXPORT Array erf_inv(const Array &x);
+STRATA_EXPORT Array sinh(const Array &x);
+STRATA_EXPORT Array cosh(const Array &x);
+STRATA_EXPORT Array asin(const Array &x);
+STRATA_EXPORT Array acos(const Array &x);
+STRATA_EXPORT Array atan(const Array &x);
+STRATA_EXPORT Array asinh(const Array &x);
+STRATA_EXPORT Array acosh(const Array &x);
+STRATA_EXPORT Array atanh(const Array &x);
+STRATA_EXPORT Array cbrt(const Array &x);
+STRATA_EXPORT Array exp2(const Array &x);
+STRATA_EXPORT Array erfc(const Array &x);
+STRATA_EXPORT Array lgamma(const Array &x);  // log |Gamma(x)|
+STRATA_EXPORT Array digamma(const Array &x); // psi(x); NaN at 0 and the negative integers
+STRATA_EXPORT Array bessel_i0e(const Array &x); // exp(-|x|) I0(x)
+STRATA_EXPORT Array bessel_i1e(const Array &x); // exp(-|x|) I1(x)
 STRATA_EXPORT Array is_finite(const Array &x);
 STRATA_EXPORT Array bitwise_not(const Array &x); // logical not on bool
+/// Number of set bits / leading zero bits of integers (same dtype).
+STRATA_EXPORT Array population_count(const Array &x);
+STRATA_EXPORT Array clz(const Array &x);
 STRATA_EXPORT Array integer_pow(const Array &x, int64_t y);
 
 // ---- Elementwise binary (same shape and dtype) ---------------------------------------------
@@ -45,6 +63,21 @@ STRATA_EXPORT Array pow(const Array &x, const Array &y);
 STRATA_EXPORT Array max(const Array &x, const Array &y); // NaN-propagating
 STRATA_EXPORT Array min(const Array &x, const Array &y);
 STRATA_EXPORT Array atan2(const Array &x, const Array &y);
+/// Regularized incomplete gamma P(a, x) and Q(a, x) = 1 - P(a, x).
+STRATA_EXPORT Array igamma(const Array &a, const Array &x);
+STRATA_EXPORT Array igammac(const Array &a, const Array &x);
+/// d/da P(a, x).
+STRATA_EXPORT Array igamma_grad_a(const Array &a, const Array &x);
+/// d/da of a Gamma(a, 1) sample x (implicit reparameterization).
+STRATA_EXPORT Array random_gamma_grad(const Array &a, const Array &x);
+/// psi^(m)(x) for integer-valued m >= 0 (NaN otherwise).
+STRATA_EXPORT Array polygamma(const Array &m, const Array &x);
+/// Hurwitz zeta(s, q) = sum_k (q + k)^-s.
+STRATA_EXPORT Array zeta(const Array &s, const Array &q);
+/// The representable value of x's dtype next to x in the direction of y.
+STRATA_EXPORT Array nextafter(const Array &x, const Array &y);
+/// The regularized incomplete beta function I_x(a, b) (primitive regularized_incomplete_beta).
+STRATA_EXPORT Array betainc(const Array &a, const Array &b, const Array &x);
 STRATA_EXPORT Array bitwise_and(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_or(const Array &x, const Array &y);
 STRATA_EXPORT Array bitwise_xor(const Array &x, const Array &y);
@@ -138,6 +171,9 @@ STRATA_EXPORT std::vector<Array> sort(const std::vector<Array> &operands, int64_
 STRATA_EXPORT Array shift_left(const Array &x, const Array &y);
 /// Zero-filling x >> y on the bits of x (signed integers shift as their unsigned bits).
 STRATA_EXPORT Array shift_right_logical(const Array &x, const Array &y);
+/// Sign-filling x >> y on the bits of x as signed; amounts of at least the width give all sign
+/// bits.
+STRATA_EXPORT Array shift_right_arithmetic(const Array &x, const Array &y);
 /// Reinterprets the bits of x as `dtype`, which must have the same itemsize (bool excluded).
 STRATA_EXPORT Array bitcast_convert_type(const Array &x, DType dtype);
 

@@ -305,6 +305,16 @@ Array sin(const Array &x) { return inexact_unary(x, lax::sin); }
 Array cos(const Array &x) { return inexact_unary(x, lax::cos); }
 Array tan(const Array &x) { return inexact_unary(x, lax::tan); }
 Array tanh(const Array &x) { return inexact_unary(x, lax::tanh); }
+Array sinh(const Array &x) { return inexact_unary(x, lax::sinh); }
+Array cosh(const Array &x) { return inexact_unary(x, lax::cosh); }
+Array arcsin(const Array &x) { return inexact_unary(x, lax::asin); }
+Array arccos(const Array &x) { return inexact_unary(x, lax::acos); }
+Array arctan(const Array &x) { return inexact_unary(x, lax::atan); }
+Array arcsinh(const Array &x) { return inexact_unary(x, lax::asinh); }
+Array arccosh(const Array &x) { return inexact_unary(x, lax::acosh); }
+Array arctanh(const Array &x) { return inexact_unary(x, lax::atanh); }
+Array cbrt(const Array &x) { return inexact_unary(x, lax::cbrt); }
+Array exp2(const Array &x) { return inexact_unary(x, lax::exp2); }
 Array erf(const Array &x) { return inexact_unary(x, lax::erf); }
 
 Array isfinite(const Array &x) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "../bessel_coefficients.h"
 #include "../elementwise_impl.h"
 #include "../transforms/rules_impl.h"
 #include "strata/lax.h"
@@ -19,6 +20,7 @@ bool accepts(Accepts a, DType t) {
   case Accepts::Float: return is_floating(t);
   case Accepts::Numeric: return is_floating(t) || is_integer(t);
   case Accepts::Signed: return is_floating(t) || is_signed_integer(t);
+  case Accepts::Integer: return is_integer(t);
   case Accepts::IntOrBool: return is_integer(t) || is_bool(t);
   case Accepts::Any: return true;
   }
@@ -29,6 +31,7 @@ std::string_view accepts_str(Accepts a) {
   case Accepts::Float: return "floating-point";
   case Accepts::Numeric: return "integer or floating-point";
   case Accepts::Signed: return "signed integer or floating-point";
+  case Accepts::Integer: return "integer";
   case Accepts::IntOrBool: return "integer or bool";
   case Accepts::Any: return "any";
   }
@@ -207,6 +210,303 @@ double erf_inv_f64(double x) {
   return std::copysign(y, x);
 }
 
+// ---- Special functions ----------------------------------------------------------------------------
+// In double precision for every float dtype (f16/bf16/f32 round the double result), by the
+// algorithms that LowerToLinalg.cpp emits for the compiled path.
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// psi(x): reflection below 1/2 (psi(1-x) - pi/tan(pi x), the argument of tan reduced exactly),
+// the recurrence psi(x) = psi(x+1) - 1/x up to x >= 10, then the asymptotic series to x^-14
+// (error below 5e-17 there). NaN at 0 and the negative integers, as XLA.
+double digamma_f64(double x) {
+  if (std::isnan(x) || (x <= 0 && x == std::floor(x)))
+    return kNaN;
+  double acc = 0;
+  if (x < 0.5) {
+    acc = -kPi / std::tan(kPi * (x - std::nearbyint(x)));
+    x = 1 - x;
+  }
+  for (int i = 0; i < 10 && x < 10; ++i) {
+    acc -= 1 / x;
+    x += 1;
+  }
+  double z = 1 / (x * x);
+  double series =
+      z * (1.0 / 12 -
+           z * (1.0 / 120 -
+                z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+  return acc + std::log(x) - 0.5 / x - series;
+}
+
+// Hurwitz zeta(s, q) = sum_k (q + k)^-s by Euler-Maclaurin summation (as Cephes' zeta): the
+// first terms directly until q + k > 9 (at least 9 of them), then the integral, half the last
+// term and up to 12 Bernoulli corrections. s == 1 is +inf, s < 1 NaN; q a non-positive integer
+// +inf, q < 0 with non-integer s NaN.
+constexpr double kZetaB[12] = {12.0,
+                               -720.0,
+                               30240.0,
+                               -1209600.0,
+                               47900160.0,
+                               -1.8924375803183791606e9,
+                               7.47242496e10,
+                               -2.950130727918164224e12,
+                               1.1646782814350067249e14,
+                               -4.5979787224074726105e15,
+                               1.8152105401943546773e17,
+                               -7.1661652561756670113e18};
+constexpr int kZetaMaxTerms = 100000;
+double zeta_f64(double s, double q) {
+  if (std::isnan(s) || std::isnan(q))
+    return kNaN;
+  if (s == 1)
+    return kInf;
+  if (s < 1)
+    return kNaN;
+  if (q <= 0) {
+    if (q == std::floor(q))
+      return kInf;
+    if (s != std::floor(s))
+      return kNaN;
+  }
+  double sum = std::pow(q, -s), a = q, term = 0;
+  for (int i = 0; i < kZetaMaxTerms && (i < 9 || a <= 9); ++i) {
+    a += 1;
+    term = std::pow(a, -s);
+    sum += term;
+    if (std::fabs(term / sum) < kEps)
+      return sum;
+  }
+  double w = a;
+  sum += term * w / (s - 1) - 0.5 * term;
+  double fac = 1, k = 0;
+  for (int i = 0; i < 12; ++i) {
+    fac *= s + k;
+    term /= w;
+    double t = fac * term / kZetaB[i];
+    sum += t;
+    if (std::fabs(t / sum) < kEps)
+      break;
+    k += 1;
+    fac *= s + k;
+    term /= w;
+    k += 1;
+  }
+  return sum;
+}
+
+// polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x) for integer n >= 1, digamma for n = 0; NaN for
+// a non-integer or negative n.
+double polygamma_f64(double n, double x) {
+  if (std::isnan(n) || std::isnan(x) || n < 0 || n != std::floor(n))
+    return kNaN;
+  if (n == 0)
+    return digamma_f64(x);
+  double sign = std::fmod(n, 2.0) == 1 ? 1 : -1;
+  return sign * std::exp(std::lgamma(n + 1)) * zeta_f64(n + 1, x);
+}
+
+// The regularized incomplete gamma functions, their derivative in a, and the derivative of a
+// Gamma(a, 1) sample x in a (implicit reparameterization: -dP/da / dP/dx), by the power series
+// of P (x < 1 or x <= a) or the continued fraction of Q (Cephes' igam/igamc recurrences), each
+// carrying its derivative in a along (as XLA computes them).
+enum class IgammaMode { Value, Derivative, SampleDerivative };
+constexpr int kIgammaMaxIterations = 2000;
+
+// sum_{n>=0} x^n / ((a+1)...(a+n)) and its derivative in a.
+std::pair<double, double> igamma_series(double a, double x, bool enabled, IgammaMode mode) {
+  double r = a, c = 1, ans = 1, dc = 0, dans = 0;
+  for (int i = 0; enabled && i < kIgammaMaxIterations; ++i) {
+    r += 1;
+    dc = dc * (x / r) - c * x / (r * r);
+    dans += dc;
+    c *= x / r;
+    ans += c;
+    enabled = mode == IgammaMode::Value ? c / ans > kEps : std::fabs(dc / dans) > kEps;
+  }
+  return {ans, dans};
+}
+
+// Q's continued fraction (without the factor x^a e^-x / Gamma(a)) and its derivative in a.
+std::pair<double, double> igammac_fraction(double a, double x, bool enabled, IgammaMode mode) {
+  double y = 1 - a, z = x + y + 1, c = 0;
+  double pkm2 = 1, qkm2 = x, pkm1 = x + 1, qkm1 = z * x, ans = pkm1 / qkm1;
+  double dpkm2 = 0, dqkm2 = 0, dpkm1 = 0, dqkm1 = -x, dans = (dpkm1 - ans * dqkm1) / qkm1;
+  while (enabled && c < kIgammaMaxIterations) {
+    c += 1;
+    y += 1;
+    z += 2;
+    double yc = y * c;
+    double pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+    double dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c;
+    double dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c;
+    double t = 1, dt = 1;
+    if (qk != 0) {
+      double r = pk / qk;
+      t = std::fabs((ans - r) / r);
+      ans = r;
+      double next = (dpk - ans * dqk) / qk;
+      dt = std::fabs(next - dans);
+      dans = next;
+    }
+    pkm2 = pkm1, pkm1 = pk, qkm2 = qkm1, qkm1 = qk;
+    dpkm2 = dpkm1, dpkm1 = dpk, dqkm2 = dqkm1, dqkm1 = dqk;
+    if (std::fabs(pk) > 1 / kEps) {
+      for (double *v : {&pkm2, &pkm1, &qkm2, &qkm1, &dpkm2, &dpkm1, &dqkm2, &dqkm1})
+        *v *= kEps;
+    }
+    enabled = (mode == IgammaMode::Value ? t : dt) > kEps;
+  }
+  return {ans, dans};
+}
+
+double igamma_f64(double a, double x, IgammaMode mode) {
+  bool nan = std::isnan(a) || std::isnan(x);
+  if (mode != IgammaMode::Value) {
+    if (nan || x < 0 || a <= 0)
+      return kNaN;
+    if (x == 0)
+      return 0;
+  } else {
+    if (nan || x < 0 || a < 0 || (a == 0 && x == 0))
+      return kNaN;
+    if (x == 0)
+      return 0;
+    if (std::isinf(x))
+      return 1;
+    if (a == 0)
+      return 1;
+  }
+  double log_ax = a * std::log(x) - x - std::lgamma(a);
+  bool underflow = log_ax < -std::log(std::numeric_limits<double>::max());
+  double ax = std::exp(log_ax);
+  bool use_fraction = mode == IgammaMode::Value ? (x >= 1 && x > a) : (x > 1 && x > a);
+  if (use_fraction) {
+    auto [h, dh] = igammac_fraction(a, x, !underflow, mode);
+    if (mode == IgammaMode::Value)
+      return 1 - h * ax;
+    double dlog = std::log(x) - digamma_f64(a);
+    if (mode == IgammaMode::Derivative)
+      return -ax * (h * dlog + dh);
+    return (dh + h * dlog) * x;
+  }
+  auto [s, ds] = igamma_series(a, x, !underflow, mode);
+  if (mode == IgammaMode::Value)
+    return s * ax / a;
+  double dlog = std::log(x) - digamma_f64(a + 1);
+  if (mode == IgammaMode::Derivative)
+    return ax * (s * dlog + ds) / a;
+  return -(ds + s * dlog) * x / a;
+}
+
+double igammac_f64(double a, double x) {
+  if (std::isnan(a) || std::isnan(x) || x < 0 || a < 0 || (a == 0 && x == 0) ||
+      (std::isinf(a) && std::isinf(x)))
+    return kNaN;
+  if (std::isinf(x) || a == 0)
+    return 0;
+  if (std::isinf(a))
+    return 1;
+  double log_ax = a * std::log(x) - x - std::lgamma(a);
+  bool underflow = log_ax < -std::log(std::numeric_limits<double>::max());
+  double ax = std::exp(log_ax);
+  if (x < 1 || x < a) {
+    auto [s, ds] = igamma_series(a, x, !underflow, IgammaMode::Value);
+    return 1 - s * ax / a;
+  }
+  auto [h, dh] = igammac_fraction(a, x, !underflow, IgammaMode::Value);
+  return h * ax;
+}
+
+// Cephes' chbevl: the Chebyshev series of `c` (highest degree first) at t in [-2, 2].
+template <size_t N> double chebyshev(const double (&c)[N], double t) {
+  double b0 = c[0], b1 = 0, b2 = 0;
+  for (size_t i = 1; i < N; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = t * b1 - b2 + c[i];
+  }
+  return 0.5 * (b0 - b2);
+}
+// exp(-|x|) I0(x) and exp(-|x|) I1(x) (odd) by Cephes' series on [0, 8] and beyond.
+double bessel_i0e_f64(double x) {
+  double y = std::fabs(x);
+  if (y <= 8)
+    return chebyshev(bessel::kI0eSmall, y / 2 - 2);
+  return chebyshev(bessel::kI0eLarge, 32 / y - 2) / std::sqrt(y);
+}
+double bessel_i1e_f64(double x) {
+  double y = std::fabs(x);
+  double r = y <= 8 ? chebyshev(bessel::kI1eSmall, y / 2 - 2) * y
+                    : chebyshev(bessel::kI1eLarge, 32 / y - 2) / std::sqrt(y);
+  return x < 0 ? -r : r;
+}
+
+// The regularized incomplete beta function I_x(a, b): the continued fraction of DLMF 8.17.22
+// by the modified Lentz method (at most 600 terms), on x < (a+1)/(a+b+2) or else on
+// 1 - I_{1-x}(b, a); the edge cases as XLA (a = 0 or b = inf makes the result 1 for x > 0,
+// b = 0 or a = inf makes it 0 for x < 1).
+constexpr int kBetaincMaxIterations = 600;
+constexpr double kLentzTiny = 1e-300;
+double betainc_numerator(int n, double a, double b, double x) {
+  if (n == 1)
+    return 1;
+  double m = (n - 1) / 2;
+  if (n % 2 == 0) {
+    if (m == 0)
+      return -(a + b) * x / (a + 1);
+    return -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+  }
+  return m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+}
+double betainc_f64(double a, double b, double x) {
+  if (std::isnan(a) || std::isnan(b) || std::isnan(x))
+    return kNaN;
+  bool a_zero = a == 0 || std::isinf(b), b_zero = b == 0 || std::isinf(a);
+  if (a < 0 || b < 0 || x < 0 || x > 1 || (a_zero && b_zero))
+    return kNaN;
+  if ((b_zero && x != 1) || (a_zero && x == 0))
+    return 0;
+  if ((a_zero && x != 0) || (b_zero && x == 1))
+    return 1;
+  bool flip = !(x < (a + 1) / (a + b + 2));
+  if (flip) {
+    std::swap(a, b);
+    x = 1 - x;
+  }
+  double h = kLentzTiny, c = h, d = 0;
+  for (int n = 1; n < kBetaincMaxIterations; ++n) {
+    double num = betainc_numerator(n, a, b, x);
+    c = 1 + num / c;
+    if (std::fabs(c) < kLentzTiny)
+      c = kLentzTiny;
+    d = 1 + num * d;
+    if (std::fabs(d) < kLentzTiny)
+      d = kLentzTiny;
+    d = 1 / d;
+    double delta = c * d;
+    h *= delta;
+    if (std::fabs(delta - 1) <= kEps)
+      break;
+  }
+  double lbeta_small = std::lgamma(b) - std::lgamma(a + b);
+  double factor = a < 2 * std::numeric_limits<double>::min()
+                      ? std::exp(std::log1p(-x) * b - lbeta_small)
+                      : std::exp(std::log(x) * a + std::log1p(-x) * b - lbeta_small -
+                                 std::lgamma(a)) / a;
+  double r = h * factor;
+  return flip ? 1 - r : r;
+}
+
+template <class C, class F> C via_f64(F f, C x) {
+  return static_cast<C>(f(static_cast<double>(x)));
+}
+template <class C, class F> C via_f64(F f, C x, C y) {
+  return static_cast<C>(f(static_cast<double>(x), static_cast<double>(y)));
+}
+
 // ---- Unary --------------------------------------------------------------------------------------
 const Primitive &neg_p = def_unary<Accepts::Numeric>(
     "neg", kLinear, [](const Array &x, const Array &out, const Params &) -> Array { return rules::full_like(x, -1); },
@@ -309,6 +609,72 @@ const Primitive &erf_inv_p = def_unary<Accepts::Float>(
   using C = decltype(x);
   return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
 });
+const Primitive &sinh_p = def_unary<Accepts::Float>(
+    "sinh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::cosh(x); },
+    [](auto x) { return std::sinh(x); });
+const Primitive &cosh_p = def_unary<Accepts::Float>(
+    "cosh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::sinh(x); },
+    [](auto x) { return std::cosh(x); });
+// d/dx asin x = 1/sqrt(1 - x^2), acos its negative, atan 1/(1 + x^2).
+const Primitive &asin_p = def_unary<Accepts::Float>(
+    "asin", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x))); },
+    [](auto x) { return std::asin(x); });
+const Primitive &acos_p = def_unary<Accepts::Float>(
+    "acos", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::neg(lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x)))); },
+    [](auto x) { return std::acos(x); });
+const Primitive &atan_p = def_unary<Accepts::Float>(
+    "atan", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), lax::mul(x, x))); },
+    [](auto x) { return std::atan(x); });
+// d/dx asinh x = 1/sqrt(x^2 + 1), acosh 1/sqrt((x - 1)(x + 1)), atanh 1/((1 + x)(1 - x)).
+const Primitive &asinh_p = def_unary<Accepts::Float>(
+    "asinh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::add(lax::mul(x, x), rules::full_like(x, 1))); },
+    [](auto x) { return std::asinh(x); });
+const Primitive &acosh_p = def_unary<Accepts::Float>(
+    "acosh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::mul(lax::sub(x, rules::full_like(x, 1)), lax::add(x, rules::full_like(x, 1)))); },
+    [](auto x) { return std::acosh(x); });
+const Primitive &atanh_p = def_unary<Accepts::Float>(
+    "atanh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::mul(lax::add(rules::full_like(x, 1), x), lax::sub(rules::full_like(x, 1), x))); },
+    [](auto x) { return std::atanh(x); });
+// d/dx cbrt x = cbrt(x)^-2 / 3; d/dx 2^x = log(2) 2^x.
+const Primitive &cbrt_p = def_unary<Accepts::Float>(
+    "cbrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 1.0 / 3), lax::integer_pow(out, -2)); },
+    [](auto x) { return std::cbrt(x); });
+const Primitive &exp2_p = def_unary<Accepts::Float>(
+    "exp2", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 0.69314718055994530942), out); },
+    [](auto x) { return std::exp2(x); });
+const Primitive &erfc_p = def_unary<Accepts::Float>(
+    "erfc", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::mul(rules::full_like(x, -1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x)))); },
+    [](auto x) { return std::erfc(x); });
+const Primitive &lgamma_p = def_unary<Accepts::Float>(
+    "lgamma", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::digamma(x); },
+    [](auto x) { return via_f64([](double v) { return std::lgamma(v); }, x); });
+const Primitive &digamma_p = def_unary<Accepts::Float>(
+    "digamma", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::polygamma(rules::full_like(x, 1), x); },
+    [](auto x) { return via_f64(digamma_f64, x); });
+// d/dx i0e = i1e - sign(x) i0e; d/dx i1e = i0e - i1e (sign(x) + 1/x), 1/2 at |x| <= eps (as
+// JAX defines them).
+double dtype_eps(DType d) {
+  switch (d) {
+  case DType::Float16: return 9.765625e-4;
+  case DType::BFloat16: return 7.8125e-3;
+  case DType::Float32: return 1.1920928955078125e-7;
+  default: return kEps;
+  }
+}
+const Primitive &bessel_i0e_p = def_unary<Accepts::Float>(
+    "bessel_i0e", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sub(lax::bessel_i1e(x), lax::mul(lax::sign(x), out)); },
+    [](auto x) { return via_f64(bessel_i0e_f64, x); });
+const Primitive &bessel_i1e_p = def_unary<Accepts::Float>(
+    "bessel_i1e", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      Array eps = rules::full_like(x, dtype_eps(x.dtype()));
+      Array big = lax::gt(lax::abs(x), eps);
+      Array safe = lax::select(big, x, eps);
+      Array d = lax::sub(lax::bessel_i0e(safe),
+                         lax::mul(out, lax::add(lax::sign(safe), lax::div(rules::full_like(x, 1), safe))));
+      return lax::select(big, d, rules::full_like(x, 0.5));
+    },
+    [](auto x) { return via_f64(bessel_i1e_f64, x); });
 const Primitive &is_finite_p = def_unary<Accepts::Float, true>(
     "is_finite", kNone, nullptr,
     [](auto x) { return std::isfinite(x); });
@@ -321,6 +687,24 @@ const Primitive &not_p = def_unary<Accepts::IntOrBool>(
   else
     return static_cast<C>(~x);
 });
+
+// Bit counts of integers (of the operand's bits, the sign bit included).
+const Primitive &population_count_p = def_unary<Accepts::Integer>(
+    "population_count", kNonDifferentiable, nullptr, [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_integral_v<C>)
+        return static_cast<C>(std::popcount(static_cast<std::make_unsigned_t<C>>(x)));
+      else
+        return x;
+    });
+const Primitive &clz_p = def_unary<Accepts::Integer>(
+    "clz", kNonDifferentiable, nullptr, [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_integral_v<C>)
+        return static_cast<C>(std::countl_zero(static_cast<std::make_unsigned_t<C>>(x)));
+      else
+        return x;
+    });
 
 // integer_pow: x**y for a static integer y, by repeated squaring.
 template <class C> C ipow(C x, int64_t y) {
@@ -489,6 +873,54 @@ const Primitive &atan2_p =
       return which == 0 ? lax::div(y, d) : lax::neg(lax::div(x, d));
     },
     [](auto a, auto b) { return std::atan2(a, b); });
+// The incomplete gamma family: d/dx P(a, x) = x^(a-1) e^-x / Gamma(a), d/da by igamma_grad_a
+// (as JAX defines them); igamma_grad_a and random_gamma_grad have no derivative of their own.
+Array igamma_dx(const Array &a, const Array &x) {
+  Array one = rules::full_like(a, 1);
+  return lax::exp(lax::sub(lax::mul(lax::sub(a, one), lax::log(x)), lax::add(x, lax::lgamma(a))));
+}
+const Primitive &igamma_p = def_binary<Accepts::Float>(
+    "igamma", kNone,
+    [](const Array &a, const Array &x, const Array &, int which) -> Array {
+      return which == 0 ? lax::igamma_grad_a(a, x) : igamma_dx(a, x);
+    },
+    [](auto a, auto x) {
+      return via_f64([](double p, double q) { return igamma_f64(p, q, IgammaMode::Value); }, a, x);
+    });
+const Primitive &igammac_p = def_binary<Accepts::Float>(
+    "igammac", kNone,
+    [](const Array &a, const Array &x, const Array &, int which) -> Array {
+      return lax::neg(which == 0 ? lax::igamma_grad_a(a, x) : igamma_dx(a, x));
+    },
+    [](auto a, auto x) { return via_f64(igammac_f64, a, x); });
+const Primitive &igamma_grad_a_p = def_binary<Accepts::Float>(
+    "igamma_grad_a", kNonDifferentiable, nullptr, [](auto a, auto x) {
+      return via_f64([](double p, double q) { return igamma_f64(p, q, IgammaMode::Derivative); },
+                     a, x);
+    });
+const Primitive &random_gamma_grad_p = def_binary<Accepts::Float>(
+    "random_gamma_grad", kNonDifferentiable, nullptr, [](auto a, auto x) {
+      return via_f64(
+          [](double p, double q) { return igamma_f64(p, q, IgammaMode::SampleDerivative); }, a, x);
+    });
+// polygamma(m, x) and zeta(s, q): derivatives in x and q; in m and s (where JAX raises) NaN,
+// since a cotangent that reaches them may still be dropped (a stop_gradient'ed order).
+const Primitive &polygamma_p = def_binary<Accepts::Float>(
+    "polygamma", kNone,
+    [](const Array &m, const Array &x, const Array &, int which) -> Array {
+      if (which == 0)
+        return rules::full_like(m, kNaN);
+      return lax::polygamma(lax::add(m, rules::full_like(m, 1)), x);
+    },
+    [](auto m, auto x) { return via_f64(polygamma_f64, m, x); });
+const Primitive &zeta_p = def_binary<Accepts::Float>(
+    "zeta", kNone,
+    [](const Array &s, const Array &q, const Array &, int which) -> Array {
+      if (which == 0)
+        return rules::full_like(s, kNaN);
+      return lax::neg(lax::mul(s, lax::zeta(lax::add(s, rules::full_like(s, 1)), q)));
+    },
+    [](auto s, auto q) { return via_f64(zeta_f64, s, q); });
 const Primitive &and_p =
     def_binary<Accepts::IntOrBool>("and", kNonDifferentiable, nullptr, [](auto a, auto b) {
       using C = decltype(a);
@@ -516,6 +948,124 @@ const Primitive &gt_p =
     def_binary<Accepts::Any, true>("gt", kNone, nullptr, [](auto a, auto b) { return a > b; });
 const Primitive &ge_p =
     def_binary<Accepts::Any, true>("ge", kNone, nullptr, [](auto a, auto b) { return a >= b; });
+
+// nextafter(x, y): the value of x's dtype next to x toward y, stepping the storage bits (so
+// f16/bf16 step in their own format); NaN if either is NaN, y if x == y, the smallest
+// subnormal with y's sign from a zero.
+template <class T> struct float_bits;
+template <> struct float_bits<float> { using type = uint32_t; };
+template <> struct float_bits<double> { using type = uint64_t; };
+template <> struct float_bits<f16_t> { using type = uint16_t; };
+template <> struct float_bits<bf16_t> { using type = uint16_t; };
+template <class T> T next_after(T xs, T ys) {
+  using B = typename float_bits<T>::type;
+  auto x = load(xs), y = load(ys);
+  if (std::isnan(x) || std::isnan(y))
+    return store<T>(x + y);
+  if (x == y)
+    return ys;
+  B sign = B{1} << (8 * sizeof(B) - 1);
+  if (x == 0)
+    return std::bit_cast<T>(static_cast<B>((std::bit_cast<B>(ys) & sign) | 1));
+  B bits = std::bit_cast<B>(xs);
+  bool away = (x < y) == (x > 0);
+  return std::bit_cast<T>(static_cast<B>(away ? bits + 1 : bits - 1));
+}
+template <class T> void betainc_kernel(std::span<const Array> in, Array &z) {
+  if constexpr (accepts_v<Accepts::Float, T>()) {
+    const T *a = in[0].data<T>(), *b = in[1].data<T>(), *x = in[2].data<T>();
+    T *o = static_cast<T *>(z.mutable_data());
+    parallel_for(z.size(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = store<T>(betainc_f64(load(a[i]), load(b[i]), load(x[i])));
+    });
+  }
+}
+template <class T> void next_after_kernel(const Array &x, const Array &y, Array &z) {
+  if constexpr (accepts_v<Accepts::Float, T>()) {
+    const T *a = x.data<T>(), *b = y.data<T>();
+    T *o = static_cast<T *>(z.mutable_data());
+    parallel_for(z.size(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = next_after(a[i], b[i]);
+    });
+  }
+}
+const Primitive &nextafter_p = [] () -> const Primitive & {
+  Primitive p;
+  p.name = "nextafter";
+  p.traits = kElementwise | kFusible | kNonDifferentiable;
+  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
+    return binary_shape_rule("nextafter", Accepts::Float, false, in);
+  };
+  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+    STRATA_DISPATCH(in[0].dtype(), T, { next_after_kernel<T>(in[0], in[1], z); });
+    return std::vector<Array>{z};
+  };
+  p.batch = rules::elementwise_batch_rule();
+  return register_primitive(std::move(p));
+}();
+
+// regularized_incomplete_beta(a, b, x) (lax.betainc): d/dx = x^(a-1) (1-x)^(b-1) / B(a, b);
+// NaN in a and b (JAX raises for them).
+const Primitive &betainc_p = [] () -> const Primitive & {
+  Primitive p;
+  p.name = "regularized_incomplete_beta";
+  p.traits = kElementwise | kFusible;
+  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
+    expect_arity("regularized_incomplete_beta", in, 3);
+    for (int i = 1; i < 3; ++i) {
+      if (in[i].dtype != in[0].dtype)
+        fail_kind(ErrorKind::Type, "regularized_incomplete_beta", "operand dtypes differ: ",
+                  in[0].str(), ", ", in[1].str(), " and ", in[2].str());
+      if (in[i].shape != in[0].shape)
+        fail_kind(ErrorKind::Type, "regularized_incomplete_beta", "operand shapes differ: ",
+                  in[0].str(), ", ", in[1].str(), " and ", in[2].str());
+    }
+    if (!is_floating(in[0].dtype))
+      fail_kind(ErrorKind::Type, "regularized_incomplete_beta",
+                "expects floating-point operands, got ", in[0].str());
+    bool weak = in[0].weak_type && in[1].weak_type && in[2].weak_type;
+    return std::vector<AbstractValue>{{in[0].shape, in[0].dtype, weak}};
+  };
+  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+    STRATA_DISPATCH(in[0].dtype(), T, { betainc_kernel<T>(in, z); });
+    return std::vector<Array>{z};
+  };
+  auto dx = [](std::span<const Array> v) {
+    const Array &a = v[0], &b = v[1], &x = v[2];
+    Array one = rules::full_like(x, 1);
+    Array lbeta = lax::sub(lax::add(lax::lgamma(a), lax::lgamma(b)), lax::lgamma(lax::add(a, b)));
+    return lax::exp(lax::sub(lax::add(lax::mul(lax::sub(b, one), lax::log1p(lax::neg(x))),
+                                      lax::mul(lax::sub(a, one), lax::log(x))),
+                             lbeta));
+  };
+  p.jvp = [dx](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+               const Params &) -> std::vector<Array> {
+    Array out;
+    for (int i = 0; i < 3; ++i) {
+      if (rules::is_zero(t[i]))
+        continue;
+      Array d = i == 2 ? dx(x) : rules::full_like(x[i], kNaN);
+      out = rules::add_tangents(out, lax::mul(t[i], d));
+    }
+    return {out};
+  };
+  p.vjp = [dx](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+               const Params &) -> std::vector<Array> {
+    std::vector<Array> g(3);
+    if (rules::is_zero(ct[0]))
+      return g;
+    for (int i = 0; i < 3; ++i)
+      if (rules::cotangent_wanted(i))
+        g[i] = lax::mul(ct[0], i == 2 ? dx(x) : rules::full_like(x[i], kNaN));
+    return g;
+  };
+  p.batch = rules::elementwise_batch_rule();
+  return register_primitive(std::move(p));
+}();
 
 // ---- select, clamp, convert_element_type, stop_gradient -----------------------------------------
 const Primitive &select_p = [] () -> const Primitive & {
@@ -785,6 +1335,23 @@ Array tanh(const Array &x) { return bind1(tanh_p, {x}); }
 Array logistic(const Array &x) { return bind1(logistic_p, {x}); }
 Array erf(const Array &x) { return bind1(erf_p, {x}); }
 Array erf_inv(const Array &x) { return bind1(erf_inv_p, {x}); }
+Array sinh(const Array &x) { return bind1(sinh_p, {x}); }
+Array cosh(const Array &x) { return bind1(cosh_p, {x}); }
+Array asin(const Array &x) { return bind1(asin_p, {x}); }
+Array acos(const Array &x) { return bind1(acos_p, {x}); }
+Array atan(const Array &x) { return bind1(atan_p, {x}); }
+Array asinh(const Array &x) { return bind1(asinh_p, {x}); }
+Array acosh(const Array &x) { return bind1(acosh_p, {x}); }
+Array atanh(const Array &x) { return bind1(atanh_p, {x}); }
+Array cbrt(const Array &x) { return bind1(cbrt_p, {x}); }
+Array exp2(const Array &x) { return bind1(exp2_p, {x}); }
+Array erfc(const Array &x) { return bind1(erfc_p, {x}); }
+Array bessel_i0e(const Array &x) { return bind1(bessel_i0e_p, {x}); }
+Array bessel_i1e(const Array &x) { return bind1(bessel_i1e_p, {x}); }
+Array population_count(const Array &x) { return bind1(population_count_p, {x}); }
+Array clz(const Array &x) { return bind1(clz_p, {x}); }
+Array lgamma(const Array &x) { return bind1(lgamma_p, {x}); }
+Array digamma(const Array &x) { return bind1(digamma_p, {x}); }
 Array is_finite(const Array &x) { return bind1(is_finite_p, {x}); }
 Array bitwise_not(const Array &x) { return bind1(not_p, {x}); }
 Array integer_pow(const Array &x, int64_t y) { return bind1(integer_pow_p, {x}, {{"y", y}}); }
@@ -798,6 +1365,18 @@ Array pow(const Array &x, const Array &y) { return bind1(pow_p, {x, y}); }
 Array max(const Array &x, const Array &y) { return bind1(max_p, {x, y}); }
 Array min(const Array &x, const Array &y) { return bind1(min_p, {x, y}); }
 Array atan2(const Array &x, const Array &y) { return bind1(atan2_p, {x, y}); }
+Array igamma(const Array &a, const Array &x) { return bind1(igamma_p, {a, x}); }
+Array igammac(const Array &a, const Array &x) { return bind1(igammac_p, {a, x}); }
+Array igamma_grad_a(const Array &a, const Array &x) { return bind1(igamma_grad_a_p, {a, x}); }
+Array random_gamma_grad(const Array &a, const Array &x) {
+  return bind1(random_gamma_grad_p, {a, x});
+}
+Array polygamma(const Array &m, const Array &x) { return bind1(polygamma_p, {m, x}); }
+Array zeta(const Array &s, const Array &q) { return bind1(zeta_p, {s, q}); }
+Array nextafter(const Array &x, const Array &y) { return bind1(nextafter_p, {x, y}); }
+Array betainc(const Array &a, const Array &b, const Array &x) {
+  return bind1(betainc_p, {a, b, x});
+}
 Array bitwise_and(const Array &x, const Array &y) { return bind1(and_p, {x, y}); }
 Array bitwise_or(const Array &x, const Array &y) { return bind1(or_p, {x, y}); }
 Array bitwise_xor(const Array &x, const Array &y) { return bind1(xor_p, {x, y}); }

@@ -73,7 +73,7 @@ const Primitive &threefry2x32_p = []() -> const Primitive & {
   return register_primitive(std::move(p));
 }();
 
-// ---- shift_left, shift_right_logical ------------------------------------------------------------
+// ---- shift_left, shift_right_logical, shift_right_arithmetic ------------------------------------
 
 std::vector<AbstractValue> shift_shape_rule(const char *op, std::span<const AbstractValue> in) {
   expect_arity(op, in, 2);
@@ -87,7 +87,8 @@ std::vector<AbstractValue> shift_shape_rule(const char *op, std::span<const Abst
   return {{x.shape, x.dtype, x.weak_type && y.weak_type}};
 }
 
-template <bool Left> const Primitive &def_shift(const char *name) {
+enum class Shift { Left, RightLogical, RightArithmetic };
+template <Shift Kind> const Primitive &def_shift(const char *name) {
   Primitive p;
   p.name = name;
   p.traits = kElementwise | kFusible | kNonDifferentiable;
@@ -105,9 +106,19 @@ template <bool Left> const Primitive &def_shift(const char *name) {
                    [](T a, T b) {
                      // The amount counts as unsigned, so negative amounts are "too wide" too.
                      U ua = static_cast<U>(a), ub = static_cast<U>(b);
-                     if (ub >= 8 * sizeof(T))
-                       return T(0);
-                     return static_cast<T>(static_cast<U>(Left ? ua << ub : ua >> ub));
+                     if constexpr (Kind == Shift::RightArithmetic) {
+                       // On the bits as signed: the sign bit fills in (all of it when too wide).
+                       using S = std::make_signed_t<T>;
+                       S sa = static_cast<S>(ua);
+                       if (ub >= 8 * sizeof(T))
+                         return static_cast<T>(sa < 0 ? S(-1) : S(0));
+                       return static_cast<T>(static_cast<S>(sa >> ub));
+                     } else {
+                       if (ub >= 8 * sizeof(T))
+                         return T(0);
+                       return static_cast<T>(
+                           static_cast<U>(Kind == Shift::Left ? ua << ub : ua >> ub));
+                     }
                    });
       }
     };
@@ -118,8 +129,10 @@ template <bool Left> const Primitive &def_shift(const char *name) {
   return register_primitive(std::move(p));
 }
 
-const Primitive &shift_left_p = def_shift<true>("shift_left");
-const Primitive &shift_right_logical_p = def_shift<false>("shift_right_logical");
+const Primitive &shift_left_p = def_shift<Shift::Left>("shift_left");
+const Primitive &shift_right_logical_p = def_shift<Shift::RightLogical>("shift_right_logical");
+const Primitive &shift_right_arithmetic_p =
+    def_shift<Shift::RightArithmetic>("shift_right_arithmetic");
 
 // ---- bitcast_convert_type -----------------------------------------------------------------------
 
@@ -163,6 +176,9 @@ std::pair<Array, Array> threefry2x32(const Array &key0, const Array &key1, const
 Array shift_left(const Array &x, const Array &y) { return bind1(shift_left_p, {x, y}); }
 Array shift_right_logical(const Array &x, const Array &y) {
   return bind1(shift_right_logical_p, {x, y});
+}
+Array shift_right_arithmetic(const Array &x, const Array &y) {
+  return bind1(shift_right_arithmetic_p, {x, y});
 }
 Array bitcast_convert_type(const Array &x, DType dtype) {
   return bind1(bitcast_p, {x}, {{"new_dtype", dtype}});

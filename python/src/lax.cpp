@@ -62,6 +62,58 @@ void init_lax(py::module_ &root) {
   STRATA_PY_BINARY(shift_right_logical);
 #undef STRATA_PY_UNARY
 #undef STRATA_PY_BINARY
+#define STRATA_PY_UNARY_DOC(NAME, DOC)                                                          \
+  m.def(#NAME, [](py::handle x) { return lax::NAME(to_array(x)); }, arg("x"), DOC)
+#define STRATA_PY_BINARY_DOC(NAME, A, B, DOC)                                                   \
+  m.def(                                                                                        \
+      #NAME,                                                                                    \
+      [](py::handle x, py::handle y) {                                                          \
+        auto [a, b] = to_arrays(x, y);                                                          \
+        return lax::NAME(a, b);                                                                 \
+      },                                                                                        \
+      arg(A), arg(B), DOC)
+  STRATA_PY_UNARY_DOC(sinh, "Elementwise hyperbolic sine.");
+  STRATA_PY_UNARY_DOC(cosh, "Elementwise hyperbolic cosine.");
+  STRATA_PY_UNARY_DOC(asin, "Elementwise arcsine.");
+  STRATA_PY_UNARY_DOC(acos, "Elementwise arccosine.");
+  STRATA_PY_UNARY_DOC(atan, "Elementwise arctangent.");
+  STRATA_PY_UNARY_DOC(asinh, "Elementwise inverse hyperbolic sine.");
+  STRATA_PY_UNARY_DOC(acosh, "Elementwise inverse hyperbolic cosine.");
+  STRATA_PY_UNARY_DOC(atanh, "Elementwise inverse hyperbolic tangent.");
+  STRATA_PY_UNARY_DOC(cbrt, "Elementwise cube root.");
+  STRATA_PY_UNARY_DOC(exp2, "Elementwise base-2 exponential 2**x.");
+  STRATA_PY_UNARY_DOC(population_count, "Elementwise number of set bits of integers.");
+  STRATA_PY_UNARY_DOC(clz, "Elementwise number of leading zero bits of integers.");
+  STRATA_PY_BINARY_DOC(shift_right_arithmetic, "x", "y",
+                       "Elementwise sign-filling right shift of integers x >> y.");
+  STRATA_PY_BINARY_DOC(nextafter, "x1", "x2",
+                       "Elementwise next representable value after x1 in the direction of x2.");
+  STRATA_PY_UNARY_DOC(bessel_i0e, "Elementwise exponentially scaled Bessel I0: exp(-|x|) i0(x).");
+  STRATA_PY_UNARY_DOC(bessel_i1e, "Elementwise exponentially scaled Bessel I1: exp(-|x|) i1(x).");
+  STRATA_PY_UNARY_DOC(erfc, "Elementwise complementary error function 1 - erf(x).");
+  STRATA_PY_UNARY_DOC(lgamma, "Elementwise log of the absolute value of the gamma function.");
+  STRATA_PY_UNARY_DOC(digamma, "Elementwise digamma psi(x) (NaN at 0 and negative integers).");
+  STRATA_PY_BINARY_DOC(igamma, "a", "x", "Elementwise regularized incomplete gamma P(a, x).");
+  STRATA_PY_BINARY_DOC(igammac, "a", "x",
+                       "Elementwise complementary regularized incomplete gamma Q(a, x).");
+  STRATA_PY_BINARY_DOC(igamma_grad_a, "a", "x",
+                       "Elementwise derivative of igamma(a, x) with respect to a.");
+  STRATA_PY_BINARY_DOC(random_gamma_grad, "a", "x",
+                       "Elementwise derivative in a of samples x from Gamma(a, 1).");
+  STRATA_PY_BINARY_DOC(polygamma, "m", "x",
+                       "Elementwise polygamma psi^(m)(x); m holds non-negative integers.");
+  STRATA_PY_BINARY_DOC(zeta, "x", "q", "Elementwise Hurwitz zeta function zeta(x, q).");
+  m.def(
+      "betainc",
+      [](py::handle a, py::handle b, py::handle x) {
+        Array xs = to_array(x);
+        Array as = to_array(a, &xs), bs = to_array(b, &xs);
+        return lax::betainc(as, bs, xs);
+      },
+      arg("a"), arg("b"), arg("x"), "Elementwise regularized incomplete beta integral I_x(a, b).");
+  m.def(
+      "square", [](py::handle x) { return lax::integer_pow(to_array(x), 2); }, arg("x"),
+      "Elementwise square x * x.");
   m.def(
       "integer_pow", [](py::handle x, int64_t y) { return lax::integer_pow(to_array(x), y); },
       arg("x"), arg("y"));

@@ -136,6 +136,16 @@ void init_numpy(py::module_ &root) {
   STRATA_PY_UNARY(cos);
   STRATA_PY_UNARY(tan);
   STRATA_PY_UNARY(tanh);
+  STRATA_PY_UNARY(sinh);
+  STRATA_PY_UNARY(cosh);
+  STRATA_PY_UNARY(arcsin);
+  STRATA_PY_UNARY(arccos);
+  STRATA_PY_UNARY(arctan);
+  STRATA_PY_UNARY(arcsinh);
+  STRATA_PY_UNARY(arccosh);
+  STRATA_PY_UNARY(arctanh);
+  STRATA_PY_UNARY(cbrt);
+  STRATA_PY_UNARY(exp2);
   STRATA_PY_UNARY(erf);
   STRATA_PY_UNARY(isfinite);
   STRATA_PY_UNARY(ravel);

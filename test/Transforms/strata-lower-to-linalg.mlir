@@ -580,6 +580,116 @@ func.func @bits(%k: tensor<4xui32>, %f: tensor<4xf32>)
 
 // -----
 
+// The inverse trigonometric and hyperbolic ops, cbrt, exp2 and erfc are one math op each.
+// CHECK-LABEL: func.func @math_unary
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+// CHECK: math.cbrt
+// CHECK: math.exp2
+// CHECK: math.erfc
+func.func @math_unary(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+    tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+    tensor<4xf32>, tensor<4xf32>) {
+  %0 = strata.sinh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = strata.cosh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = strata.asin %x : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = strata.acos %x : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = strata.atan %x : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = strata.asinh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = strata.acosh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %7 = strata.atanh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %8 = strata.cbrt %x : (tensor<4xf32>) -> tensor<4xf32>
+  %9 = strata.exp2 %x : (tensor<4xf32>) -> tensor<4xf32>
+  %10 = strata.erfc %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<4xf32>, tensor<4xf32>,
+      tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+      tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// population_count and clz are math.ctpop / math.ctlz; nextafter steps the bits of its operand;
+// shift_right_arithmetic is arith.shrsi with the sign filling in for too wide amounts.
+// CHECK-LABEL: func.func @bit_ops
+// CHECK: math.ctpop
+// CHECK: math.ctlz
+// CHECK: arith.bitcast %{{.*}} : f16 to i16
+// CHECK: arith.addi
+// CHECK: arith.subi
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK: arith.shrsi
+func.func @bit_ops(%i: tensor<4xi32>, %x: tensor<4xf16>, %y: tensor<4xf16>)
+    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf16>, tensor<4xi32>) {
+  %0 = strata.population_count %i : (tensor<4xi32>) -> tensor<4xi32>
+  %1 = strata.clz %i : (tensor<4xi32>) -> tensor<4xi32>
+  %2 = strata.nextafter %x, %y : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  %3 = strata.shift_right_arithmetic %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<4xf16>, tensor<4xi32>
+}
+
+// -----
+
+// lgamma and digamma are straight-line f64 bodies (Lanczos; reflection, recurrence and the
+// asymptotic series); the f32 operand is extended and the result truncated.
+// CHECK-LABEL: func.func @gamma_family
+// CHECK: linalg.generic
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: math.sin
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: linalg.generic
+// CHECK: math.tan
+// CHECK-NOT: scf.while
+// CHECK: return
+func.func @gamma_family(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = strata.lgamma %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = strata.digamma %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// igamma runs the series and the continued fraction as scf.while loops in the generic's body;
+// zeta's direct sum is one more.
+// CHECK-LABEL: func.func @incomplete_gamma
+// CHECK: linalg.generic
+// CHECK-COUNT-2: scf.while
+// CHECK: linalg.generic
+// CHECK: scf.while
+// CHECK: math.powf
+func.func @incomplete_gamma(%a: tensor<4xf64>, %x: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+  %0 = strata.igamma %a, %x : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  %1 = strata.zeta %a, %x : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  return %0, %1 : tensor<4xf64>, tensor<4xf64>
+}
+
+// -----
+
+// bessel_i0e is two unrolled Chebyshev series selected on |x| <= 8; betainc's continued
+// fraction is an scf.while over its three operands.
+// CHECK-LABEL: func.func @bessel_betainc
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: math.sqrt
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+// CHECK: scf.while
+// CHECK: math.log1p
+func.func @bessel_betainc(%a: tensor<4xf64>, %b: tensor<4xf64>, %x: tensor<4xf64>)
+    -> (tensor<4xf64>, tensor<4xf64>) {
+  %0 = strata.bessel_i0e %x : (tensor<4xf64>) -> tensor<4xf64>
+  %1 = strata.regularized_incomplete_beta %a, %b, %x
+      : (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  return %0, %1 : tensor<4xf64>, tensor<4xf64>
+}
+
+// -----
+
 // Ops on dynamic shapes stay in place (the pass is partial).
 // CHECK-LABEL: func.func @left_in_place
 // CHECK: strata.exp

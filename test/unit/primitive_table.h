@@ -155,12 +155,31 @@ inline std::vector<Row> make_rows() {
   add(unary("logistic", lax::logistic, U(-4, 4)));
   add(unary("erf", lax::erf, U(-2, 2)));
   add(unary("erf_inv", lax::erf_inv, U(-0.9, 0.9)));
+  add(unary("sinh", lax::sinh, U(-2, 2)));
+  add(unary("cosh", lax::cosh, U(-2, 2)));
+  add(unary("asin", lax::asin, U(-0.9, 0.9)));
+  add(unary("acos", lax::acos, U(-0.9, 0.9)));
+  add(unary("atan", lax::atan, U(-3, 3)));
+  add(unary("asinh", lax::asinh, U(-3, 3)));
+  add(unary("acosh", lax::acosh, U(1.2, 4)));
+  add(unary("atanh", lax::atanh, U(-0.9, 0.9)));
+  add(unary("cbrt", lax::cbrt, AwayFromZero()));
+  add(unary("exp2", lax::exp2, U(-2, 2)));
+  add(unary("erfc", lax::erfc, U(-2, 2)));
+  // Both series of the Bessel functions ([0, 8] and beyond), away from the kink at 0.
+  add(unary("bessel_i0e", lax::bessel_i0e, [](Rng &r) { return away_from_zero(r, kS, 0.3, 12); }));
+  add(unary("bessel_i1e", lax::bessel_i1e, [](Rng &r) { return away_from_zero(r, kS, 0.3, 12); }));
+  add(unary("lgamma", lax::lgamma, U(0.3, 4)));
+  add(unary("digamma", lax::digamma, U(0.3, 4)));
   add(unary("is_finite", lax::is_finite, [](Rng &r) {
     std::vector<double> v = draw(r, 6, -2, 2);
     v[1] = INFINITY;
     v[4] = NAN;
     return make(v, kS, float64);
   }));
+  add(unary("population_count", lax::population_count,
+            [](Rng &r) { return integers(r, kS, -100000, 100000); }));
+  add(unary("clz", lax::clz, [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
   add(unary("not", lax::bitwise_not, [](Rng &r) { return integers(r, kS, -50, 50); }));
   add({"integer_pow", [](Rng &r) { return std::vector<Array>{uniform(r, kS, -2, 2)}; },
        [](const std::vector<Array> &in) { return std::vector<Array>{lax::integer_pow(in[0], 3)}; }});
@@ -187,6 +206,50 @@ inline std::vector<Row> make_rows() {
        },
        binary_fn(lax::min)});
   add(binary("atan2", lax::atan2, AwayFromZero(), AwayFromZero()));
+  // Both evaluation branches of the incomplete gamma functions (series for x < 1 or x <= a,
+  // continued fraction beyond).
+  // igamma and igammac vary x only (a = 2 behind stop_gradient): their derivative in a,
+  // igamma_grad_a, has no derivative of its own (as in JAX), so second order would fail;
+  // test_prim_elementwise.cpp checks the first-order derivative in a.
+  auto in_x = [](Array (*f)(const Array &, const Array &)) {
+    return Row{"", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.2, 4)}; },
+               [f](const std::vector<Array> &in) {
+                 Array one = lax::integer_pow(in[0], 0);
+                 return std::vector<Array>{f(lax::stop_gradient(lax::add(one, one)), in[0])};
+               }};
+  };
+  Row igamma_row = in_x(lax::igamma), igammac_row = in_x(lax::igammac);
+  igamma_row.name = "igamma";
+  igammac_row.name = "igammac";
+  add(igamma_row);
+  add(igammac_row);
+  add(binary("igamma_grad_a", lax::igamma_grad_a, U(0.5, 3), U(0.2, 4)));
+  add(binary("random_gamma_grad", lax::random_gamma_grad, U(0.5, 3), U(0.2, 4)));
+  // polygamma and zeta differentiate in their second operand only: the first is a constant
+  // made from it behind stop_gradient (polygamma's order 2, zeta's s = 3).
+  add({"polygamma", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         return std::vector<Array>{
+             lax::polygamma(lax::stop_gradient(lax::add(one, one)), in[0])};
+       }});
+  add({"zeta", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         Array s = lax::stop_gradient(lax::add(one, lax::add(one, one)));
+         return std::vector<Array>{lax::zeta(s, in[0])};
+       }});
+  add(binary("nextafter", lax::nextafter, U(-2, 2), U(-2, 2)));
+  // betainc varies x in both regions of the continued fraction (a = 2, b = 3 behind
+  // stop_gradient: its derivatives in a and b are NaN, as JAX has none).
+  add({"regularized_incomplete_beta",
+       [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.05, 0.95)}; },
+       [](const std::vector<Array> &in) {
+         Array one = lax::integer_pow(in[0], 0);
+         Array a = lax::stop_gradient(lax::add(one, one));
+         Array b = lax::stop_gradient(lax::add(a, one));
+         return std::vector<Array>{lax::betainc(a, b, in[0])};
+       }});
   add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
              [](Rng &r) { return integers(r, kS, -50, 50); }));
   add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },
@@ -379,6 +442,9 @@ inline std::vector<Row> make_rows() {
   add(binary("shift_right_logical", lax::shift_right_logical,
              [](Rng &r) { return u32_bits(r, kS); },
              [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add(binary("shift_right_arithmetic", lax::shift_right_arithmetic,
+             [](Rng &r) { return integers(r, kS, -100000, 100000); },
+             [](Rng &r) { return integers(r, kS, -2, 34); }));
   add({"bitcast_convert_type", [](Rng &r) { return std::vector<Array>{uniform(r, kS)}; },
        [](const std::vector<Array> &in) {
          return std::vector<Array>{lax::bitcast_convert_type(in[0], int64)};

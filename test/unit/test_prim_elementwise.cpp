@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/transforms.h"
 #include "test_util.h"
 #include "thread_pool.h"
 
@@ -21,7 +22,11 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "erf_inv", "is_finite", "not", "integer_pow", "add", "sub", "mul", "div",
                         "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "eq", "ne", "lt",
                         "le", "gt", "ge", "select", "clamp", "convert_element_type",
-                        "stop_gradient");
+                        "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
+                        "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
+                        "nextafter", "bessel_i0e", "bessel_i1e",
+                        "regularized_incomplete_beta", "shift_right_arithmetic", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
 
@@ -449,6 +454,16 @@ const std::vector<UnaryRow> &unary_rows() {
                  kNaN};
        },
        erf_inv_oracle, nullptr, 2},
+      {"sinh", lax::sinh, kFloat, general, [](LD x) { return std::sinh(x); }, nullptr, 2},
+      {"cosh", lax::cosh, kFloat, general, [](LD x) { return std::cosh(x); }, nullptr, 2},
+      {"asin", lax::asin, kFloat, general, [](LD x) { return std::asin(x); }, nullptr, 2},
+      {"acos", lax::acos, kFloat, general, [](LD x) { return std::acos(x); }, nullptr, 2},
+      {"atan", lax::atan, kFloat, general, [](LD x) { return std::atan(x); }, nullptr, 2},
+      {"asinh", lax::asinh, kFloat, general, [](LD x) { return std::asinh(x); }, nullptr, 2},
+      {"acosh", lax::acosh, kFloat, general, [](LD x) { return std::acosh(x); }, nullptr, 2},
+      {"atanh", lax::atanh, kFloat, general, [](LD x) { return std::atanh(x); }, nullptr, 2},
+      {"cbrt", lax::cbrt, kFloat, general, [](LD x) { return std::cbrt(x); }, nullptr, 2},
+      {"exp2", lax::exp2, kFloat, general, [](LD x) { return std::exp2(x); }, nullptr, 2},
       {"is_finite", lax::is_finite, kFloat, general,
        [](LD x) { return std::isfinite(x) ? LD{1} : LD{0}; }, nullptr, 0, /*bool_out=*/true},
       {"not", lax::bitwise_not, kIntOrBool, general, nullptr, [](I128 v) { return ~v; }, 0},
@@ -1185,3 +1200,291 @@ TEST(PrimElementwise, LargeArraysMatchSerialOracle) {
 }
 
 } // namespace
+
+// ---- Special functions: values from mpmath (30 digits) ------------------------------------------
+
+namespace {
+
+struct Known {
+  std::vector<LD> x, y, want;
+};
+
+// Each float dtype: the f64 result within `rel` of the value, the others within an ulp or two of
+// the rounded value (they compute in double and round once).
+void expect_known(const std::string &name, const std::function<Array(const Array &, const Array &)> &f,
+                  const Known &k, double rel) {
+  for (DType dt : kFloat) {
+    SCOPED_TRACE(name + "/" + std::string(short_name(dt)));
+    Array x = make_ld(k.x, dt), y = make_ld(k.y, dt);
+    std::vector<LD> in_x = read(x), in_y = read(y);
+    std::vector<LD> got = read(f(x, y));
+    ASSERT_EQ(got.size(), k.want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      // Lower precisions: only where the rounded inputs are the exact ones.
+      if (dt != float64 && (in_x[i] != k.x[i] || in_y[i] != k.y[i]))
+        continue;
+      LD want = k.want[i];
+      if (dt == float64) {
+        EXPECT_NEAR(static_cast<double>(got[i]), static_cast<double>(want),
+                    rel * std::fabs(static_cast<double>(want)))
+            << name << " element " << i;
+      } else {
+        EXPECT_TRUE(close(dt, got[i], round_to(dt, want), 2, true))
+            << name << " element " << i << " got " << show(got[i]) << " want " << show(want);
+      }
+    }
+  }
+}
+void expect_known1(const std::string &name, Array (*f)(const Array &), const Known &k,
+                   double rel) {
+  expect_known(
+      name, [f](const Array &x, const Array &) { return f(x); },
+      {k.x, k.x, k.want}, rel);
+}
+
+} // namespace
+
+TEST(PrimElementwise, SpecialFunctionsKnownValues) {
+  expect_known1("erfc", lax::erfc,
+                {{-1.5L, 0.3L, 2, 6},
+                 {},
+                 {1.9661051464753107271L, 0.67137324054087258381L, 0.0046777349810472658379L,
+                  2.1519736712498913117e-17L}},
+                1e-15);
+  expect_known1("lgamma", lax::lgamma,
+                {{0.5L, 1.5L, 3, 10.5L, -2.5L, 100, 1e-8L, 1e6L},
+                 {},
+                 {0.57236494292470008707L, -0.12078223763524522235L, 0.69314718055994530942L,
+                  13.940625219403763633L, -0.056243716497674050673L, 359.13420536957539878L,
+                  18.420680738180208884L, 12815504.56914761166L}},
+                1e-14);
+  expect_known1("digamma", lax::digamma,
+                {{0.5L, 1, 3.7L, -2.5L, 20, 1e-6L, -0.3L, 1e8L},
+                 {},
+                 {-1.9635100260214234794L, -0.57721566490153286061L, 1.1671535393615114409L,
+                  1.1031566406452431872L, 2.9705239922421490509L, -1000000.5772140200139L,
+                  2.1133097796353988734L, 18.420680738952365464L}},
+                1e-14);
+  expect_known1("bessel_i0e", lax::bessel_i0e,
+                {{-12.5L, -1, 0, 0.3L, 5, 8, 30},
+                 {},
+                 {0.11402192946228890093L, 0.4657596075936404365L, 1, 0.75758062518254785826L,
+                  0.18354081260932835307L, 0.14343178185685031071L, 0.073145946482237293929L}},
+                1e-15);
+  expect_known1("bessel_i1e", lax::bessel_i1e,
+                {{-12.5L, -1, 0, 0.3L, 5, 8, 30},
+                 {},
+                 {-0.10936143099065089054L, -0.20791041534970844887L, 0, 0.11237756063983879503L,
+                  0.16397226694454235693L, 0.13414249329269817831L, 0.071916330598647554706L}},
+                1e-15);
+  expect_known("polygamma", lax::polygamma,
+               {{1, 2, 3, 1, 4},
+                {0.5L, 2, 3.5L, -1.5L, 10},
+                {4.9348022005446793094L, -0.4041138063191885708L, 0.070305848817252051255L,
+                 9.3792466449891237539L, -0.0007299311682352866345L}},
+               1e-14);
+  expect_known("zeta", lax::zeta,
+               {{2, 3.5L, 1.5L, 20, 2},
+                {1, 2.5L, 0.7L, 1, -1.5L},
+                {1.6449340668482264365L, 0.065171251589659707199L, 3.4987277412050928241L,
+                 1.0000009539620338728L, 9.3792466449891237539L}},
+               1e-14);
+  Known gamma_args{{0.5L, 2, 3, 10, 1.5L}, {0.3L, 2.5L, 1, 12, 7}, {}};
+  auto with = [&](std::vector<LD> want) {
+    Known k = gamma_args;
+    k.want = std::move(want);
+    return k;
+  };
+  expect_known("igamma", lax::igamma,
+               with({0.56142197391900013648L, 0.71270250481635421691L, 0.080301397071394196011L,
+                     0.75760783832948765132L, 0.99709484722573256267L}),
+               1e-14);
+  expect_known("igammac", lax::igammac,
+               with({0.43857802608099986352L, 0.28729749518364578309L, 0.91969860292860580399L,
+                     0.24239216167051234868L, 0.0029051527742674373323L}),
+               1e-13);
+  expect_known("igamma_grad_a", lax::igamma_grad_a,
+               with({-0.77057035137535191706L, -0.24878306814493011734L,
+                     -0.10645935294394226702L, -0.097177972037179651258L,
+                     -0.0059347899181729047461L}),
+               1e-12);
+  expect_known("random_gamma_grad", lax::random_gamma_grad,
+               with({1.0098019459488546259L, 1.2123192900803567358L, 0.57877304915405245171L,
+                     1.1123294430180883858L, 2.1800308742126924719L}),
+               1e-12);
+}
+
+TEST(PrimElementwise, SpecialFunctionsEdges) {
+  auto vals = [](const Array &a) { return read(a); };
+  Array x = make_ld({0, -1, -3, kInf, -kInf, kNaN}, float64);
+  std::vector<LD> lg = vals(lax::lgamma(x));
+  EXPECT_EQ(lg[0], kInf);
+  EXPECT_EQ(lg[1], kInf);
+  EXPECT_EQ(lg[2], kInf);
+  EXPECT_EQ(lg[3], kInf);
+  EXPECT_EQ(lg[4], kInf);
+  EXPECT_TRUE(std::isnan(lg[5]));
+  for (LD v : vals(lax::digamma(make_ld({0, -1, -4, -kInf, kNaN}, float64))))
+    EXPECT_TRUE(std::isnan(v));
+  EXPECT_EQ(vals(lax::digamma(make_ld({kInf}, float64)))[0], kInf);
+  // P(a, 0) = 0, P(a, inf) = 1, P(0, x > 0) = 1; NaN outside the domain.
+  std::vector<LD> p = vals(lax::igamma(make_ld({2, 2, 0, -1, 1, 0, kNaN}, float64),
+                                       make_ld({0, kInf, 3, 1, -1, 0, 1}, float64)));
+  EXPECT_EQ(p[0], 0);
+  EXPECT_EQ(p[1], 1);
+  EXPECT_EQ(p[2], 1);
+  for (size_t i = 3; i < p.size(); ++i)
+    EXPECT_TRUE(std::isnan(p[i])) << i;
+  std::vector<LD> q = vals(lax::igammac(make_ld({2, 2, 0, kInf}, float64),
+                                        make_ld({0, kInf, 3, 1}, float64)));
+  EXPECT_EQ(q[0], 1);
+  EXPECT_EQ(q[1], 0);
+  EXPECT_EQ(q[2], 0);
+  EXPECT_EQ(q[3], 1);
+  // zeta: s = 1 is a pole, s < 1 is outside the domain, q = 0 a pole.
+  std::vector<LD> z = vals(lax::zeta(make_ld({1, 0.5L, 2}, float64), make_ld({2, 2, 0}, float64)));
+  EXPECT_EQ(z[0], kInf);
+  EXPECT_TRUE(std::isnan(z[1]));
+  EXPECT_EQ(z[2], kInf);
+  // polygamma of a non-integer or negative order is NaN.
+  for (LD v : vals(lax::polygamma(make_ld({0.5L, -1}, float64), make_ld({2, 2}, float64))))
+    EXPECT_TRUE(std::isnan(v));
+  // Large a: the series and the fraction both converge (P(a, a) -> 1/2).
+  std::vector<LD> big = vals(lax::igamma(make_ld({1e4L, 500}, float64), make_ld({1e4L, 450}, float64)));
+  EXPECT_NEAR(static_cast<double>(big[0]), 0.50132980760, 1e-9);
+  EXPECT_GT(big[1], 0.0);
+  EXPECT_LT(big[1], 0.02);
+}
+
+TEST(PrimElementwise, SpecialFunctionsRejectIntegersAndUnsupportedDerivatives) {
+  Array i = make_ld({1, 2}, int32);
+  for (auto f : {lax::erfc, lax::lgamma, lax::digamma})
+    EXPECT_THROW(f(i), Error);
+  for (auto f : {lax::igamma, lax::igammac, lax::igamma_grad_a, lax::random_gamma_grad,
+                 lax::polygamma, lax::zeta}) {
+    try {
+      f(i, i);
+      ADD_FAILURE() << "integer operands accepted";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Type) << e.what();
+    }
+  }
+  // The derivative in polygamma's order and zeta's s is NaN (JAX raises).
+  Array m = make_ld({2, 3}, float64), x = make_ld({1.5L, 2.5L}, float64);
+  for (LD v : read(grad([&](const Array &a) { return lax::reduce_sum(lax::polygamma(a, x), {0}); })(m)))
+    EXPECT_TRUE(std::isnan(v));
+  for (LD v : read(grad([&](const Array &a) { return lax::reduce_sum(lax::zeta(a, x), {0}); })(m)))
+    EXPECT_TRUE(std::isnan(v));
+}
+
+// d/da of igamma and igammac (igamma_grad_a) against central differences in a.
+TEST(PrimElementwise, IgammaDerivativeInA) {
+  Array a = make_ld({0.6L, 2, 3, 5, 1.5L}, float64), x = make_ld({0.4L, 3.5L, 1.2L, 9, 7}, float64);
+  const double h = 1e-6;
+  Array ah = make_ld({0.6L + h, 2 + h, 3 + h, 5 + h, 1.5L + h}, float64);
+  Array al = make_ld({0.6L - h, 2 - h, 3 - h, 5 - h, 1.5L - h}, float64);
+  for (auto f : {lax::igamma, lax::igammac}) {
+    std::vector<LD> g = read(grad([&](const Array &p) { return lax::reduce_sum(f(p, x), {0}); })(a));
+    std::vector<LD> hi = read(f(ah, x)), lo = read(f(al, x));
+    for (size_t i = 0; i < g.size(); ++i)
+      EXPECT_NEAR(static_cast<double>(g[i]), static_cast<double>((hi[i] - lo[i]) / (2 * h)), 1e-7)
+          << i;
+  }
+}
+
+// ---- Bit counts and nextafter --------------------------------------------------------------------
+
+TEST(PrimElementwise, PopulationCountAndClz) {
+  EXPECT_EQ(read(lax::population_count(make_ld({0, 1, 7, -1, -2147483648.0L, 255}, int32))),
+            (std::vector<LD>{0, 1, 3, 32, 1, 8}));
+  EXPECT_EQ(read(lax::population_count(make_ld({-1, 5}, int8))), (std::vector<LD>{8, 2}));
+  EXPECT_EQ(read(lax::population_count(make_ld({4294967295.0L, 6}, uint32))),
+            (std::vector<LD>{32, 2}));
+  EXPECT_EQ(read(lax::population_count(make_ld({-1}, int64))), (std::vector<LD>{64}));
+  EXPECT_EQ(read(lax::clz(make_ld({0, 1, 255, -1, 65536}, int32))),
+            (std::vector<LD>{32, 31, 24, 0, 15}));
+  EXPECT_EQ(read(lax::clz(make_ld({0, 1, 128}, uint8))), (std::vector<LD>{8, 7, 0}));
+  EXPECT_EQ(read(lax::clz(make_ld({1}, int64))), (std::vector<LD>{63}));
+  using Fn = Array (*)(const Array &);
+  for (auto [name, f] : {std::pair<const char *, Fn>{"population_count", lax::population_count},
+                         std::pair<const char *, Fn>{"clz", lax::clz}}) {
+    expect_type_error([&] { f(make_ld({1}, float32)); }, name, float32, "f32[1]");
+    expect_type_error([&] { f(make_ld({1}, bool_)); }, name, bool_, "bool[1]");
+  }
+}
+
+TEST(PrimElementwise, NextafterStepsInTheOperandsFormat) {
+  std::vector<double> xs = {1, 1, 0, 0, -1, 2, -0.0, 3, 1e308, -5, 1};
+  std::vector<double> ys = {2, 0, 1, -1, -2, 2, 0.0, kInf, kInf, -kInf, static_cast<double>(kNaN)};
+  std::vector<LD> xl(xs.begin(), xs.end()), yl(ys.begin(), ys.end());
+  std::vector<LD> d = read(lax::nextafter(make_ld(xl, float64), make_ld(yl, float64)));
+  std::vector<LD> f = read(lax::nextafter(make_ld(xl, float32), make_ld(yl, float32)));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double wd = std::nextafter(xs[i], ys[i]);
+    float wf = std::nextafter(static_cast<float>(xs[i]), static_cast<float>(ys[i]));
+    if (std::isnan(wd)) {
+      EXPECT_TRUE(std::isnan(d[i]) && std::isnan(f[i])) << i;
+      continue;
+    }
+    EXPECT_EQ(std::bit_cast<uint64_t>(static_cast<double>(d[i])), std::bit_cast<uint64_t>(wd)) << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(static_cast<float>(f[i])), std::bit_cast<uint32_t>(wf)) << i;
+  }
+  // f16 and bf16 step by their own ulps: 1 -> 1 + 2^-10 and 1 + 2^-7; 0 -> the smallest
+  // subnormals 2^-24 and 2^-133.
+  std::vector<LD> h = read(lax::nextafter(make_ld({1, 0, 1}, float16), make_ld({2, 1, 0}, float16)));
+  EXPECT_EQ(h[0], 1 + std::ldexp(LD{1}, -10));
+  EXPECT_EQ(h[1], std::ldexp(LD{1}, -24));
+  EXPECT_EQ(h[2], 1 - std::ldexp(LD{1}, -11));
+  std::vector<LD> bf = read(lax::nextafter(make_ld({1, 0}, bfloat16), make_ld({2, -1}, bfloat16)));
+  EXPECT_EQ(bf[0], 1 + std::ldexp(LD{1}, -7));
+  EXPECT_EQ(bf[1], -std::ldexp(LD{1}, -133));
+  expect_type_error([&] { lax::nextafter(make_ld({1}, int32), make_ld({1}, int32)); },
+                    "nextafter", int32, "i32[1]");
+}
+
+// ---- betainc ---------------------------------------------------------------------------------------
+
+TEST(PrimElementwise, BetaincKnownValuesAndEdges) {
+  Array a = make_ld({2, 0.5L, 5, 10, 0.1L}, float64), b = make_ld({3, 0.5L, 1.5L, 20, 4}, float64);
+  Array x = make_ld({0.4L, 0.9L, 0.7L, 0.3L, 0.01L}, float64);
+  std::vector<double> want = {0.52480000000000003837, 0.79516723530086657191,
+                              0.29180564480614543448, 0.36400408107194422775,
+                              0.75100455801169322832};
+  std::vector<LD> got = read(lax::betainc(a, b, x));
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(got[i]), want[i], 1e-14 * want[i]) << i;
+  std::vector<LD> f = read(lax::betainc(lax::convert_element_type(a, float32),
+                                        lax::convert_element_type(b, float32),
+                                        lax::convert_element_type(x, float32)));
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(f[i]), want[i], 1e-6) << i;
+  // x = 0 and 1; a = 0 (result 1 for x > 0), b = 0 (0 for x < 1); NaN outside the domain.
+  std::vector<LD> e = read(lax::betainc(make_ld({2, 2, 0, 2, -1, 2, 0}, float64),
+                                        make_ld({3, 3, 2, 0, 1, 1, 0}, float64),
+                                        make_ld({0, 1, 0.5L, 0.5L, 0.5L, 1.5L, 0.5L}, float64)));
+  EXPECT_EQ(e[0], 0);
+  EXPECT_EQ(e[1], 1);
+  EXPECT_EQ(e[2], 1);
+  EXPECT_EQ(e[3], 0);
+  for (size_t i = 4; i < e.size(); ++i)
+    EXPECT_TRUE(std::isnan(e[i])) << i;
+  testutil::expect_error([&] { lax::betainc(a, b, make_ld({0.5L}, float64)); },
+                         {"[regularized_incomplete_beta]", "shapes differ"});
+}
+
+TEST(PrimElementwise, ShiftRightArithmetic) {
+  // Amounts of at least the width (negative ones read as unsigned) give all sign bits.
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-8, 8, -1, -128, 100, -100, 7}, int8),
+                                             make_ld({1, 1, 7, 7, 8, 9, -1}, int8))),
+            (std::vector<LD>{-4, 4, -1, -1, 0, -1, 0}));
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-2147483648.0L, 1024}, int32),
+                                             make_ld({31, 3}, int32))),
+            (std::vector<LD>{-1, 128}));
+  // Unsigned operands shift their bits as signed: the top bit fills in.
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({128, 64, 255}, uint8), make_ld({2, 2, 9}, uint8))),
+            (std::vector<LD>{224, 16, 255}));
+  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-1}, int64), make_ld({63}, int64))),
+            (std::vector<LD>{-1}));
+  expect_type_error([&] { lax::shift_right_arithmetic(make_ld({1}, float32), make_ld({1}, float32)); },
+                    "shift_right_arithmetic", float32, "f32[1]");
+}

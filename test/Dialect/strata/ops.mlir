@@ -55,6 +55,40 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %22 = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.integer_pow %[[I]], y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
   %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.population_count %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %pc = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.clz %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %lz = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: strata.bessel_i0e %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i0 = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.bessel_i1e %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i1 = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.sinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u1 = strata.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.asin %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u2 = strata.asin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.acos %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u3 = strata.acos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.atan %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u4 = strata.atan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.asinh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u5 = strata.asinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.acosh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u6 = strata.acosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.atanh %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u7 = strata.atanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.cbrt %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u8 = strata.cbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.exp2 %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u9 = strata.exp2 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.erfc %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u10 = strata.erfc %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.lgamma %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u11 = strata.lgamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.digamma %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u12 = strata.digamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
 
@@ -80,6 +114,22 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %i: tensor<2x3xi32>,
   %7 = strata.min %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.atan2 %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %8 = strata.atan2 %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.regularized_incomplete_beta %[[X]], %[[Y]], %[[X]] : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %bi = strata.regularized_incomplete_beta %x, %y, %x : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.nextafter %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %na = strata.nextafter %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b0 = strata.igamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igammac %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b1 = strata.igammac %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.igamma_grad_a %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b2 = strata.igamma_grad_a %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.random_gamma_grad %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b3 = strata.random_gamma_grad %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.polygamma %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b4 = strata.polygamma %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: strata.zeta %[[X]], %[[Y]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b5 = strata.zeta %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: strata.add %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   %9 = strata.add %i, %j : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: strata.rem %[[I]], %[[J]] : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
@@ -324,6 +374,8 @@ func.func @bits(%u: tensor<4xui32>, %i: tensor<4xi8>, %f: tensor<4xf32>, %h: ten
   %0 = strata.shift_left %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   // CHECK-NEXT: strata.shift_right_logical %[[U]], %[[U]] : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   %1 = strata.shift_right_logical %u, %u : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // CHECK-NEXT: strata.shift_right_arithmetic %[[I]], %[[I]] : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %sra = strata.shift_right_arithmetic %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   // CHECK-NEXT: strata.shift_right_logical %[[I]], %[[I]] : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   %2 = strata.shift_right_logical %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   // CHECK-NEXT: strata.bitcast_convert_type %[[F]] : (tensor<4xf32>) -> tensor<4xui32>

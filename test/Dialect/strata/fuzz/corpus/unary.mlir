@@ -23,5 +23,22 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %p: tensor<2x3xi1>) {
   %21 = strata.not %p : (tensor<2x3xi1>) -> tensor<2x3xi1>
   %22 = strata.integer_pow %x, y = 3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %23 = strata.integer_pow %i, y = 2 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %pc = strata.population_count %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %lz = strata.clz %i : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %i0 = strata.bessel_i0e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i1 = strata.bessel_i1e %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u0 = strata.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u1 = strata.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u2 = strata.asin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u3 = strata.acos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u4 = strata.atan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u5 = strata.asinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u6 = strata.acosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u7 = strata.atanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u8 = strata.cbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u9 = strata.exp2 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u10 = strata.erfc %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u11 = strata.lgamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u12 = strata.digamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
