@@ -1,5 +1,6 @@
 """Strata: composable function transforms (grad, vmap, jit) over arrays, compiled through MLIR,
-with JAX's public names: port JAX code by changing `jax` to `strata` in its imports."""
+with JAX's public names: most single-device JAX programs run after changing `jax` to `strata` in
+their imports (docs/jax-differences.md lists what differs and what is missing)."""
 
 import numpy as _np
 
