@@ -700,3 +700,53 @@ def test_truncnorm(dtype):
                lambda v: st.truncnorm.logpdf(v, -1.0, 2.0, 1.0, 2.0), inside[1:6])
     grad_check(lambda a: S.truncnorm.logpdf(inside[2:5], a, 2.0, 1.0, 2.0),
                lambda a: st.truncnorm.logpdf(inside[2:5], a, 2.0, 1.0, 2.0), np.float64(-1.0))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gumbel(dtype):
+    f32 = dtype == np.float32
+    tol = dict(rtol=2e-5 if f32 else 1e-11, atol=1e-7 if f32 else 1e-14)
+    x = np.linspace(-3, 6, 19)
+    names = ["logpdf", "pdf", "logcdf", "cdf", "sf", "logsf"]
+    for mod, o in ((S.gumbel_r, st.gumbel_r), (S.gumbel_l, st.gumbel_l)):
+        _stats_check(mod, o, names, x, np.float64(0.5), np.float64(2.0), dtype=dtype, **tol)
+        _stats_check(mod, o, ["ppf"], Q[1:], np.float64(0.5), np.float64(2.0), dtype=dtype,
+                     **tol)
+        grad_check(lambda v: mod.logpdf(v, 0.5, 2.0), lambda v: o.logpdf(v, 0.5, 2.0), x[::3])
+        grad_check(lambda s: mod.logcdf(x[::3], 0.5, s), lambda s: o.logcdf(x[::3], 0.5, s),
+                   np.float64(2.0))
+
+
+@needs("lgamma")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nbinom_betabinom_multinomial(dtype):
+    f32 = dtype == np.float32
+    tol = dict(rtol=5e-5 if f32 else 1e-10, atol=1e-7 if f32 else 1e-14)
+    k = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 4.0, 7.0, 11.0])
+    _stats_check(S.nbinom, st.nbinom, ["logpmf", "pmf"], k, np.float64(3.5), np.float64(0.4),
+                 dtype=dtype, **tol)
+    _stats_check(S.betabinom, st.betabinom, ["logpmf", "pmf"], k, np.float64(7.0),
+                 np.float64(2.5), np.float64(1.5), dtype=dtype, **tol)
+    p = np.array([0.2, 0.5, 0.3])
+    xs = np.array([[1.0, 3.0, 2.0], [0.0, 6.0, 0.0], [2.0, 2.0, 1.0], [7.0, -1.0, 0.0]])
+    check(lambda x, p: S.multinomial.logpmf(x, 6.0, p),
+          lambda x, p: st.multinomial.logpmf(x, 6, p), xs, p, dtype=dtype, **tol)
+    grad_check(lambda p: S.nbinom.logpmf(k[1:4], 3.5, p), lambda p: st.nbinom.logpmf(k[1:4],
+                                                                                     3.5, p),
+               np.float64(0.4))
+    grad_check(lambda a: S.betabinom.logpmf(k[1:4], 7.0, a, 1.5),
+               lambda a: st.betabinom.logpmf(k[1:4], 7.0, a, 1.5), np.float64(2.5))
+    grad_check(lambda p: S.multinomial.logpmf(xs[:3], 6.0, p),
+               lambda p: st.multinomial.logpmf(xs[:3], 6, p), p)
+
+
+@needs("bessel_i0e")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vonmises(dtype):
+    f32 = dtype == np.float32
+    x = np.linspace(-3, 3, 13)
+    for kappa in (0.5, 3.0, 40.0):
+        _stats_check(S.vonmises, st.vonmises, ["logpdf", "pdf"], x, np.float64(kappa),
+                     dtype=dtype, rtol=2e-5 if f32 else 1e-11, atol=1e-7 if f32 else 1e-14)
+    grad_check(lambda k: S.vonmises.logpdf(x, k), lambda k: st.vonmises.logpdf(x, k),
+               np.float64(3.0))
