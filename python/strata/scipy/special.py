@@ -340,11 +340,13 @@ def ndtri(p):
 def _log_ndtr_fn(series_order):
     @custom_jvp
     def f(x):
-        lower, upper = (-20.0, 8.0) if _is_f64(x) else (-10.0, 5.0)
-        hi = _ndtr(-jnp.maximum(x, upper))
-        mid = jnp.log(_ndtr(jnp.clip(x, lower, upper)))
+        lower = -20.0 if _is_f64(x) else -10.0
+        # x > 0: log1p(-ndtr(-x)), ndtr(-x) being accurate in its tail (JAX takes log(ndtr(x))
+        # up to 8, which loses the digits of 1 - ndtr(x) there)
+        hi = jnp.log1p(-_ndtr(-jnp.maximum(x, 0.0)))
+        mid = jnp.log(_ndtr(jnp.clip(x, lower, 0.0)))
         lo = _log_ndtr_asymptotic(jnp.minimum(x, lower), series_order)
-        return jnp.where(x > upper, jnp.log1p(-hi), jnp.where(x > lower, mid, lo))
+        return jnp.where(x > 0, hi, jnp.where(x > lower, mid, lo))
 
     @f.defjvp
     def f_jvp(primals, tangents):
@@ -369,8 +371,8 @@ def _log_ndtr_asymptotic(x, series_order):
 
 
 def log_ndtr(x, series_order=3):
-    """log ndtr(x), accurate in both tails: log1p(-ndtr(-x)) above, an asymptotic series of
-    series_order terms (0..30) below (JAX's piecewise scheme)."""
+    """log ndtr(x), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series of
+    series_order terms (0..30) below -20 (float64) or -10 (float32), as JAX."""
     if not isinstance(series_order, int):
         raise TypeError(f"[log_ndtr] series_order must be a Python int, got {series_order!r}")
     if series_order < 0 or series_order > 30:
