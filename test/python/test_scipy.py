@@ -92,12 +92,12 @@ RNG = np.random.RandomState(0)
 # ---- special: functions on the core's existing primitives ---------------------------------------
 
 def test_names_match_jax():
-    jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
-                 "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
-                 "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
-                 "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-                 "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py",
-                 "xlogy", "zeta"}
+    jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf",
+                 "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
+                 "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
+                 "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
+                 "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
+                 "spence", "xlog1py", "xlogy", "zeta"}
     assert jax_names <= set(sp.__all__)
     for n in sp.__all__:
         assert callable(getattr(sp, n))
@@ -261,6 +261,31 @@ def test_bessel_jn(dtype):
         sp.bessel_jn(1.0, v=-1)
     with pytest.raises(TypeError):
         sp.bessel_jn(1.0, v=1.5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_legendre(dtype):
+    z = np.linspace(-0.95, 0.95, 9)
+    f32 = dtype == np.float32
+    tol = dict(rtol=1e-5 if f32 else 1e-12, atol=1e-5 if f32 else 1e-12)
+    for k in (0, 1):
+        check(lambda z: sp.lpmn(3, 5, z)[k],
+              lambda z: np.stack([ss.lpmn(3, 5, t)[k] for t in z], axis=-1), z, dtype=dtype,
+              **tol)
+    check(lambda z: sp.lpmn_values(2, 2, z, False),
+          lambda z: np.stack([ss.lpmn(2, 2, t)[0] for t in z], axis=-1), z, dtype=dtype, **tol)
+
+    def normalized(z):  # Y_l^k(theta, 0) = normalized P_l^k(cos theta)
+        out = np.zeros((4, 6) + z.shape)
+        for k in range(4):
+            for ll in range(k, 6):
+                out[k, ll] = np.real(ss.sph_harm(k, ll, 0.0, np.arccos(z)))
+        return out
+    check(lambda z: sp.lpmn_values(3, 5, z, True), normalized, z, dtype=dtype, **tol)
+    grad_check(lambda z: sp.lpmn_values(2, 4, z, False)[1, 3],
+               lambda z: np.array([ss.lpmn(2, 4, t)[0][1, 3] for t in z]), z[1:-1])
+    with pytest.raises(ValueError):
+        sp.lpmn(-1, 2, z)
 
 
 def test_bernoulli_numbers():

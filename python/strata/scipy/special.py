@@ -14,11 +14,11 @@ from strata import numpy as jnp
 from strata.api import custom_jvp, jvp, stop_gradient
 
 __all__ = [
-    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv",
-    "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
-    "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
-    "spence", "xlog1py", "xlogy", "zeta",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
+    "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc",
+    "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
+    "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
 ]
 
 
@@ -598,6 +598,62 @@ def bessel_jn(z, *, v, n_iter=50):
         series = lead * (1.0 - h2 / (n + 1) + h2 * h2 / (2 * (n + 1) * (n + 2)))
         out.append(jnp.where(small, series, vals[n] / norm))
     return jnp.stack(out, axis=0)
+
+
+def _legendre_values(m, n, z, is_normalized):
+    """P_l^k(z) for k <= m, l <= n as an (m+1, n+1, *z.shape) array (0 where k > l), with the
+    Condon-Shortley phase; normalized, sqrt((2l+1)/(4 pi) (l-k)!/(l+k)!) P_l^k."""
+    zero = jnp.zeros_like(z)
+    root = jnp.sqrt(jnp.maximum(1.0 - z * z, 0.0))
+    diag = jnp.ones_like(z)  # P_k^k
+    rows = []
+    for k in range(m + 1):
+        if k > 0:
+            diag = diag * (-(2.0 * k - 1.0)) * root
+        row = [zero] * min(k, n + 1)
+        prev2, prev = None, diag
+        for ll in range(k, n + 1):
+            if ll == k:
+                cur = diag
+            elif ll == k + 1:
+                cur = z * (2.0 * k + 1.0) * diag
+            else:
+                cur = ((2.0 * ll - 1.0) * z * prev - (ll + k - 1.0) * prev2) / (ll - k)
+            if ll > k:
+                prev2, prev = prev, cur
+            if is_normalized:
+                log_ratio = math.lgamma(ll - k + 1) - math.lgamma(ll + k + 1)
+                cur = cur * math.sqrt((2 * ll + 1) / (4 * math.pi) * math.exp(log_ratio))
+            row.append(cur)
+        rows.append(jnp.stack(row, axis=0))
+    return jnp.stack(rows, axis=0)
+
+
+def _legendre_args(op, m, n, z):
+    try:
+        m, n = operator.index(m), operator.index(n)
+    except TypeError:
+        raise TypeError(f"[{op}] m and n must be concrete integers, got m={m!r}, n={n!r}") \
+            from None
+    if m < 0 or n < 0:
+        raise ValueError(f"[{op}] m and n must be non-negative, got m={m}, n={n}")
+    z, = _promote_inexact(z)
+    return m, n, z
+
+
+def lpmn_values(m, n, z, is_normalized):
+    """The associated Legendre functions P_l^k(z), k <= m, l <= n, shape (m+1, n+1, *z.shape)
+    (with the Condon-Shortley phase, as scipy; spherical-harmonic normalization if
+    is_normalized)."""
+    m, n, z = _legendre_args("lpmn_values", m, n, z)
+    return _legendre_values(m, n, z, bool(is_normalized))
+
+
+def lpmn(m, n, z):
+    """(P_l^k(z), d/dz P_l^k(z)) for k <= m, l <= n, each (m+1, n+1, *z.shape), as scipy's
+    lpmn for each z; the derivatives are exact (forward mode through the recurrence)."""
+    m, n, z = _legendre_args("lpmn", m, n, z)
+    return jvp(lambda t: _legendre_values(m, n, t, False), (z,), (jnp.ones_like(z),))
 
 
 # ---- Exponential integrals and the dilogarithm ------------------------------------------------
