@@ -92,7 +92,8 @@ RNG = np.random.RandomState(0)
 # ---- special: functions on the core's existing primitives ---------------------------------------
 
 def test_names_match_jax():
-    jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf",
+    jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "erfcx", "hyp1f1",
+                 "loggamma", "digamma", "entr", "erf",
                  "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
                  "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
                  "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
@@ -793,3 +794,41 @@ def test_vonmises(dtype):
                      dtype=dtype, rtol=2e-5 if f32 else 1e-11, atol=1e-7 if f32 else 1e-14)
     grad_check(lambda k: S.vonmises.logpdf(x, k), lambda k: st.vonmises.logpdf(x, k),
                np.float64(3.0))
+
+
+@needs("lgamma", "erfc")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_comb_loggamma_erfcx_hyp1f1(dtype):
+    f32 = dtype == np.float32
+    tol = dict(rtol=2e-5 if f32 else 1e-12)
+    n = np.array([5.0, 10.0, 3.0, 4.0, 7.5, 30.0])
+    k = np.array([2.0, 3.0, 4.0, -1.0, 2.5, 11.0])
+    check(sp.comb, ss.comb, n, k, dtype=dtype, rtol=1e-5 if f32 else 1e-11)
+    check(lambda n, k: sp.comb(n, k, repetition=True),
+          lambda n, k: ss.comb(n, k, repetition=True), n[:3], k[:3], dtype=dtype,
+          rtol=1e-5 if f32 else 1e-11)
+    with pytest.raises(NotImplementedError):
+        sp.comb(5, 2, exact=True)
+    x = np.array([0.3, 1.0, 4.5, 20.0, -0.5, -2.5])
+    check(sp.loggamma, lambda x: np.real(ss.loggamma(x)) + np.where(x < 0, np.nan, 0), x,
+          dtype=dtype, **tol)
+    x = np.linspace(-5, 30, 36)
+    check(sp.erfcx, ss.erfcx, x, dtype=dtype, rtol=5e-6 if f32 else 1e-13)
+    grad_check(sp.erfcx, ss.erfcx, np.array([-1.0, 0.5, 3.0, 12.0]), rtol=1e-6)
+    a = np.array([0.5, 1.0, 2.5, 3.0, 0.3])
+    b = np.array([1.5, 2.0, 4.0, 1.2, 0.7])
+    for xv in (0.3, 5.0, 20.0, 45.0, 60.0, -3.0, -20.0):
+        check(lambda a, b: sp.hyp1f1(a, b, dtype(xv)), lambda a, b: ss.hyp1f1(a, b, xv), a, b,
+              dtype=dtype, rtol=5e-6 if f32 else 1e-13)
+    assert float(sp.hyp1f1(0.0, 0.0, 2.0)) == 1.0  # JAX's convention (scipy: inf)
+    xs = np.array([0.3, 2.0, 7.0, -1.5, 9.0, 40.0, 70.0])
+    with _precision(np.float64):  # d/dx 1F1(a; b; x) = a/b 1F1(a+1; b+1; x)
+        g = strata.vmap(strata.grad(lambda a, b, x: sp.hyp1f1(a, b, x), argnums=2))(
+            np.resize(a, 7), np.resize(b, 7), xs)
+    np.testing.assert_allclose(np.asarray(g), np.resize(a / b, 7) *
+                               ss.hyp1f1(np.resize(a, 7) + 1, np.resize(b, 7) + 1, xs),
+                               rtol=1e-12)
+    grad_check(lambda a: sp.hyp1f1(a, b, 2.0), lambda a: ss.hyp1f1(a, b, 2.0), a, rtol=1e-6)
+    f = strata.jit(strata.vmap(lambda a: sp.hyp1f1(a, 2.0, 3.0)))
+    np.testing.assert_allclose(np.asarray(f(a.astype(np.float32))), ss.hyp1f1(a, 2.0, 3.0),
+                               rtol=1e-5)

@@ -14,11 +14,11 @@ from strata import numpy as jnp
 from strata.api import custom_jvp, jvp, stop_gradient
 
 __all__ = [
-    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
-    "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc",
-    "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
-    "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf",
+    "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
+    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
+    "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr",
+    "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
 ]
 
 
@@ -218,6 +218,26 @@ def poch(z, m):
     return jnp.where(m == 0, _const(z, 1.0), ratio)
 
 
+def loggamma(x):
+    """log Gamma(x) for real x > 0 (NaN for x < 0, where the real logarithm does not exist)."""
+    x, = _promote_inexact(x)
+    return jnp.where(x < 0, _const(x, np.nan), gammaln(x))
+
+
+def comb(N, k, *, exact=False, repetition=False):
+    """The binomial coefficient C(N, k) as a float, Gamma(N+1) / (Gamma(k+1) Gamma(N-k+1)); 0
+    outside 0 <= k <= N; with repetition, C(N + k - 1, k). exact=True is not supported."""
+    if exact:
+        raise NotImplementedError("[comb] exact=True is not supported")
+    N, k = _promote_inexact(N, k)
+    if repetition:
+        N = N + k - 1.0
+    ok = (k >= 0) & (N >= 0) & (k <= N)
+    ks, ns = jnp.where(ok, k, 0.0), jnp.where(ok, N, 0.0)
+    out = jnp.exp(gammaln(ns + 1.0) - gammaln(ks + 1.0) - gammaln(ns - ks + 1.0))
+    return jnp.where(ok, out, _const(out, 0.0))
+
+
 def bernoulli(n):
     """The Bernoulli numbers B_0 ... B_n (B_1 = -1/2, as scipy) for a concrete int n."""
     try:
@@ -250,6 +270,24 @@ def erfc(x):
     """The complementary error function 1 - erf(x), accurate where erf(x) is near 1."""
     x, = _promote_inexact(x)
     return _prim("erfc", "erfc")(x)
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), finite for large x (an
+    asymptotic series there: 1 / (x sqrt(pi)) sum_n (-1)^n (2n-1)!! / (2x^2)^n)."""
+    x, = _promote_inexact(x)
+    big = 10.0 if _is_f64(x) else 6.0
+    xd = jnp.minimum(x, big)
+    direct = jnp.exp(xd * xd) * _prim("erfcx", "erfc")(xd)
+    xa = jnp.maximum(x, big)
+    w = 1.0 / (2.0 * xa * xa)
+    total = _const(x, 1.0)
+    term = _const(x, 1.0)
+    for n in range(1, 15 if _is_f64(x) else 9):
+        term = term * (-(2 * n - 1)) * w
+        total = total + term
+    asym = total / (xa * math.sqrt(math.pi))
+    return jnp.where(x > big, asym, direct)
 
 
 def erfinv(x):
@@ -535,6 +573,45 @@ def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis` (jax.nn.log_softmax); -inf outside `where`."""
     z, axes = _shifted(x, axis, where)
     return z - jnp.log(jnp.sum(jnp.exp(z), axis=axes, keepdims=True))
+
+
+# ---- Hypergeometric functions ------------------------------------------------------------------
+
+def _hyp1f1_series(a, b, x, terms):
+    """sum_k (a)_k / ((b)_k k!) x^k, a fixed number of terms (a loop, traced once)."""
+    def body(k, state):
+        total, term = state
+        term = term * (a + k) / (b + k) * x / (k + 1.0)
+        return total + term, term
+    return lax.fori_loop(0, terms, body, (jnp.ones_like(x), jnp.ones_like(x)))[0]
+
+
+def _hyp1f1_asymptotic(a, b, x, terms):
+    """Gamma(b) / Gamma(a) e^x x^(a-b) sum_k (b-a)_k (1-a)_k / (k! x^k), for large x > 0."""
+    total, term = _const(x, 1.0), _const(x, 1.0)
+    for k in range(terms):
+        term = term * (b - a + k) * (1.0 - a + k) / ((k + 1.0) * x)
+        total = total + term
+    log_scale = gammaln(b) - gammaln(a) + x + (a - b) * jnp.log(x)
+    return gammasgn(b) * gammasgn(a) * jnp.exp(log_scale) * total
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / ((b)_k k!) x^k,
+    by its series (an asymptotic expansion for large x, Kummer's transformation for x < 0);
+    1 for a = b = 0, as JAX."""
+    a, b, x = _promote_inexact(a, b, x)
+    a, b, x = _broadcast(a, b, x)
+    f64 = _is_f64(x)
+    neg = x < 0
+    aa = jnp.where(neg, b - a, a)  # 1F1(a; b; x) = e^x 1F1(b - a; b; -x)
+    ax = jnp.abs(x)
+    big = 50.0 if f64 else 30.0
+    series = _hyp1f1_series(aa, b, jnp.minimum(ax, big), 160 if f64 else 100)
+    asym = _hyp1f1_asymptotic(aa, b, jnp.maximum(ax, big), 30 if f64 else 15)
+    out = jnp.where(ax > big, asym, series)
+    out = jnp.where(neg, jnp.exp(x) * out, out)
+    return jnp.where((a == 0) & (b == 0), _const(out, 1.0), out)
 
 
 # ---- Bessel functions -------------------------------------------------------------------------
