@@ -1,7 +1,7 @@
 """The left-skewed Gumbel distribution (jax.scipy.stats.gumbel_l): CDF 1 - exp(-exp(z))."""
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact
+from strata.scipy._util import _promote_inexact
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
 

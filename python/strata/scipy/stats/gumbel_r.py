@@ -2,7 +2,7 @@
 
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact
+from strata.scipy._util import _promote_inexact
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
 

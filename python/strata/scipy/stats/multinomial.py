@@ -4,7 +4,8 @@ the categories are the last axis."""
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, gammaln, xlogy
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import gammaln, xlogy
 
 __all__ = ["logpmf", "pmf"]
 

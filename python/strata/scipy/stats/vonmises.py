@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, i0e
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import i0e
 
 __all__ = ["logpdf", "pdf"]
 
