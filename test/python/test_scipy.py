@@ -93,7 +93,7 @@ RNG = np.random.RandomState(0)
 
 def test_names_match_jax():
     jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "erfcx", "hyp1f1",
-                 "loggamma", "digamma", "entr", "erf",
+                 "loggamma", "sici", "digamma", "entr", "erf",
                  "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
                  "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
                  "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
@@ -832,3 +832,23 @@ def test_comb_loggamma_erfcx_hyp1f1(dtype):
     f = strata.jit(strata.vmap(lambda a: sp.hyp1f1(a, 2.0, 3.0)))
     np.testing.assert_allclose(np.asarray(f(a.astype(np.float32))), ss.hyp1f1(a, 2.0, 3.0),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sici(dtype):
+    f32 = dtype == np.float32
+    x = np.concatenate([-np.linspace(0.01, 40, 25), np.linspace(0.001, 80, 120)])
+    for k in (0, 1):
+        check(lambda x: sp.sici(x)[k], lambda x: ss.sici(x)[k], x, dtype=dtype,
+              rtol=2e-6 if f32 else 1e-13, atol=1e-6 if f32 else 1e-15)
+    with _precision(dtype):
+        si, ci = sp.sici(dtype(0.0))
+    assert float(si) == 0.0 and float(ci) == -np.inf
+    xs = np.array([-3.0, 0.4, 1.9, 4.5, 17.0])
+    grad_check(lambda x: sp.sici(x)[0], lambda x: ss.sici(x)[0], xs, rtol=1e-6)
+    grad_check(lambda x: sp.sici(x)[1], lambda x: ss.sici(x)[1], xs, rtol=1e-6)
+    x32 = np.linspace(0.5, 30, 8, dtype=np.float32).reshape(2, 4)
+    got = strata.jit(strata.vmap(sp.sici))(x32)
+    for k in (0, 1):
+        np.testing.assert_allclose(np.asarray(got[k]), ss.sici(x32.astype(np.float64))[k],
+                                   rtol=1e-5, atol=1e-6)

@@ -20,7 +20,8 @@ __all__ = [
     "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
     "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
     "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr",
-    "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
+    "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "xlog1py", "xlogy",
+    "zeta",
 ]
 
 
@@ -776,6 +777,42 @@ def expi(x):
     out = jnp.where(x > big, large, pos)
     out = jnp.where(x < 0, neg, out)
     return jnp.where(x == 0, _const(x, -np.inf), out)
+
+
+def sici(x):
+    """(Si(x), Ci(x)): the sine integral int_0^x sin(t)/t dt and the cosine integral
+    gamma + log|x| + int_0^|x| (cos(t) - 1)/t dt (even, as scipy's real sici); power series
+    near 0, the continued fraction of E1(i x) = -Ci(x) + i (Si(x) - pi/2) beyond."""
+    x, = _promote_inexact(x)
+    f64 = _is_f64(x)
+    ax = jnp.abs(x)
+    small = ax <= (4.0 if f64 else 2.0)
+    xs = jnp.where(small & (ax > 0), ax, 1.0)
+    x2 = xs * xs
+    si_s, ci_s = xs, _const(x, 0.0)
+    term = xs  # (-1)^k x^(2k+1) / (2k+1)!
+    for k in range(1, 22 if f64 else 9):
+        term = term * (-x2) / ((2 * k) * (2 * k + 1))
+        si_s = si_s + term / (2 * k + 1)
+        ci_s = ci_s + term * (2 * k + 1) / (xs * 2 * k)  # (-1)^k x^(2k) / (2k (2k)!)
+    ci_s = _EULER + jnp.log(xs) + ci_s
+    xl = jnp.where(small, 5.0, ax)
+    depth = 60 if f64 else 30
+    tr, ti = jnp.full_like(xl, 2.0 * depth + 1.0), xl  # b_depth = 2 depth + 1 + i x
+    for j in range(depth, 0, -1):
+        d = tr * tr + ti * ti
+        tr, ti = (2.0 * j - 1.0) - j * j * tr / d, xl + j * j * ti / d
+    d = tr * tr + ti * ti
+    hr, hi = tr / d, -ti / d  # 1 / t
+    c, s_ = jnp.cos(xl), jnp.sin(xl)
+    ci_l = -(c * hr + s_ * hi)
+    si_l = math.pi / 2 + (c * hi - s_ * hr)
+    si = jnp.where(small, si_s, si_l)
+    ci = jnp.where(small, ci_s, ci_l)
+    si = jnp.where(x < 0, -si, si)
+    si = jnp.where(ax == 0, _const(x, 0.0), si)
+    ci = jnp.where(ax == 0, _const(x, -np.inf), ci)
+    return si, ci
 
 
 def _li2_small(w):
