@@ -93,7 +93,7 @@ RNG = np.random.RandomState(0)
 
 def test_names_match_jax():
     jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "erfcx", "hyp1f1",
-                 "loggamma", "sici", "digamma", "entr", "erf",
+                 "loggamma", "sici", "fresnel", "digamma", "entr", "erf",
                  "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
                  "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
                  "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
@@ -852,3 +852,20 @@ def test_sici(dtype):
     for k in (0, 1):
         np.testing.assert_allclose(np.asarray(got[k]), ss.sici(x32.astype(np.float64))[k],
                                    rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fresnel(dtype):
+    f32 = dtype == np.float32
+    x = np.concatenate([-np.linspace(0.01, 10, 20), [0.0], np.linspace(0.001, 20, 100)])
+    for k in (0, 1):
+        check(lambda x: sp.fresnel(x)[k], lambda x: ss.fresnel(x)[k], x, dtype=dtype,
+              rtol=0, atol=2e-6 if f32 else 1e-14)
+    xs = np.array([-2.0, 0.3, 1.2, 1.7, 3.3])
+    grad_check(lambda x: sp.fresnel(x)[0], lambda x: ss.fresnel(x)[0], xs, rtol=1e-6)
+    grad_check(lambda x: sp.fresnel(x)[1], lambda x: ss.fresnel(x)[1], xs, rtol=1e-6)
+    x32 = np.linspace(0.2, 6, 8, dtype=np.float32).reshape(2, 4)
+    got = strata.jit(strata.vmap(sp.fresnel))(x32)
+    for k in (0, 1):
+        np.testing.assert_allclose(np.asarray(got[k]), ss.fresnel(x32.astype(np.float64))[k],
+                                   rtol=0, atol=2e-6)

@@ -17,11 +17,11 @@ from strata.scipy._util import (
 
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf",
-    "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
-    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
-    "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr",
-    "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "xlog1py", "xlogy",
-    "zeta",
+    "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma",
+    "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div",
+    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values",
+    "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence",
+    "xlog1py", "xlogy", "zeta",
 ]
 
 
@@ -813,6 +813,47 @@ def sici(x):
     si = jnp.where(ax == 0, _const(x, 0.0), si)
     ci = jnp.where(ax == 0, _const(x, -np.inf), ci)
     return si, ci
+
+
+def fresnel(x):
+    """(S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x cos(pi t^2 / 2) dt): power series
+    near 0, beyond it C + iS = (1+i)/2 (1 - e^(i pi x^2 / 2) x (1-i) h) with h a continued
+    fraction from erfc, evaluated from the bottom."""
+    x, = _promote_inexact(x)
+    f64 = _is_f64(x)
+    ax = jnp.abs(x)
+    small = ax <= 1.5
+    xs = jnp.where(small, ax, 1.0)
+    t = (math.pi / 2) * xs * xs
+    s_s, c_s = _const(x, 0.0), _const(x, 0.0)
+    term = xs  # (-1)^k t^j x / j!, j = 2k (C) and 2k + 1 (S)
+    for j in range(0, 34 if f64 else 20):
+        if j > 0:
+            term = term * t / j
+        sign = -1.0 if (j // 2) % 2 else 1.0
+        if j % 2 == 0:
+            c_s = c_s + sign * term / (2 * j + 1)
+        else:
+            s_s = s_s + sign * term / (2 * j + 1)
+    xl = jnp.where(small, 2.0, ax)
+    pix2 = math.pi * xl * xl
+    depth = 120 if f64 else 50
+    # h = 1 / (b_1 + a_2 / (b_2 + a_3 / ...)), b_k = 1 + 4 (k-1) - i pi x^2, a_k = -(2k-3)(2k-2)
+    tr, ti = jnp.full_like(xl, 1.0 + 4.0 * (depth - 1)), -pix2
+    for k in range(depth, 1, -1):
+        a = -(2.0 * k - 3.0) * (2.0 * k - 2.0)
+        d = tr * tr + ti * ti
+        tr, ti = (1.0 + 4.0 * (k - 2)) + a * tr / d, -pix2 - a * ti / d
+    d = tr * tr + ti * ti
+    hr, hi = tr / d, -ti / d
+    hr, hi = xl * (hr + hi), xl * (hi - hr)  # h * (x - i x)
+    c, s_ = jnp.cos(0.5 * pix2), jnp.sin(0.5 * pix2)
+    er, ei = 1.0 - (c * hr - s_ * hi), -(c * hi + s_ * hr)  # 1 - e^(i pi x^2/2) h
+    c_l, s_l = 0.5 * (er - ei), 0.5 * (er + ei)  # (1 + i)/2 * (er + i ei)
+    s_out = jnp.where(small, s_s, s_l)
+    c_out = jnp.where(small, c_s, c_l)
+    neg = x < 0
+    return jnp.where(neg, -s_out, s_out), jnp.where(neg, -c_out, c_out)
 
 
 def _li2_small(w):
