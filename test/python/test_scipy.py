@@ -93,7 +93,7 @@ RNG = np.random.RandomState(0)
 
 def test_names_match_jax():
     jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "erfcx", "hyp1f1",
-                 "loggamma", "sici", "fresnel", "digamma", "entr", "erf",
+                 "loggamma", "sici", "fresnel", "owens_t", "digamma", "entr", "erf",
                  "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
                  "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
                  "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
@@ -869,3 +869,19 @@ def test_fresnel(dtype):
     for k in (0, 1):
         np.testing.assert_allclose(np.asarray(got[k]), ss.fresnel(x32.astype(np.float64))[k],
                                    rtol=0, atol=2e-6)
+
+
+@needs("erfc")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_owens_t(dtype):
+    f32 = dtype == np.float32
+    h = np.array([0.0, 0.3, -0.5, 1.0, 2.5, 5.0, -3.0, 8.0])
+    for a in (0.0, 0.2, 1.0, -0.7, 1.5, 4.0, 30.0, -2.0):
+        check(lambda h, a: sp.owens_t(h, a), ss.owens_t, h, np.float64(a), dtype=dtype,
+              rtol=2e-5 if f32 else 1e-12, atol=0)
+    grad_check(lambda h: sp.owens_t(h, 0.8), lambda h: ss.owens_t(h, 0.8), h[:5], rtol=1e-6)
+    grad_check(lambda a: sp.owens_t(1.3, a), lambda a: ss.owens_t(1.3, a),
+               np.array([0.3, 0.9, 2.0, -3.0]), rtol=1e-6)
+    f = strata.jit(strata.vmap(sp.owens_t, in_axes=(0, None)))
+    np.testing.assert_allclose(np.asarray(f(h.astype(np.float32), 1.5)), ss.owens_t(h, 1.5),
+                               rtol=2e-5)
