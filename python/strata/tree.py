@@ -1,10 +1,13 @@
 """strata.tree (jax.tree's names): short aliases of strata.tree_util's pytree functions."""
 
+import dataclasses as _dataclasses
+
 from strata import tree_util as _tu
 
 __all__ = [
     "all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
-    "map_with_path", "reduce", "reduce_associative", "structure", "transpose", "unflatten",
+    "map_with_path", "reduce", "reduce_associative", "static", "structure", "transpose",
+    "unflatten",
 ]
 
 
@@ -58,6 +61,14 @@ def reduce_associative(operation, tree, *, identity=_tu.no_initializer, is_leaf=
     """The leaves combined by an associative operation as a balanced tree
     (tree_util.tree_reduce_associative)."""
     return _tu.tree_reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
+
+
+def static(**kwargs):
+    """dataclasses.field(**kwargs) marked static (metadata static=True), for
+    tree_util.register_dataclass."""
+    metadata = dict(kwargs.pop("metadata", None) or {})
+    metadata["static"] = True
+    return _dataclasses.field(metadata=metadata, **kwargs)
 
 
 def structure(tree, is_leaf=None):

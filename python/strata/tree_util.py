@@ -16,6 +16,7 @@ __all__ = [
     "tree_leaves_with_path", "tree_map", "tree_map_with_path", "tree_reduce",
     "tree_reduce_associative", "tree_structure", "tree_transpose", "tree_unflatten",
     "treedef_children", "treedef_is_leaf", "treedef_tuple", "equality_errors",
+    "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
 ]
 
 
@@ -708,6 +709,28 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+def flatten_one_level(tree):
+    """(children, aux data) of a pytree node; ValueError for a leaf."""
+    out = default_registry.flatten_one_level(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return out
+
+
+def flatten_one_level_with_keys(tree):
+    """([(key, child)...], aux data) of a pytree node; ValueError for a leaf."""
+    out = default_registry.flatten_one_level_with_keys(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return out
+
+
+def is_tree_node(typ):
+    """True if the type `typ` is a pytree node type (built in or registered)."""
+    return (typ in _BUILTIN or typ in default_registry._nodes
+            or (isinstance(typ, type) and issubclass(typ, tuple) and hasattr(typ, "_fields")))
 
 
 # ---- Structural errors ------------------------------------------------------------------------

@@ -31,9 +31,11 @@ def test_public_names_match_jax():
     assert jax_names <= set(tu.__all__)
     for n in tu.__all__:
         assert hasattr(tu, n), n
+    assert {"flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
+            "equality_errors"} <= set(tu.__all__)
     tree_names = {"all", "broadcast", "flatten", "flatten_with_path", "leaves",
                   "leaves_with_path", "map", "map_with_path", "reduce", "reduce_associative",
-                  "structure", "transpose", "unflatten"}
+                  "static", "structure", "transpose", "unflatten"}
     assert set(strata.tree.__all__) == tree_names
     for n in tree_names:
         assert callable(getattr(strata.tree, n))
@@ -333,3 +335,27 @@ def test_tree_module_aliases():
     assert strata.tree.transpose(tu.tree_structure([0, 0]), tu.tree_structure((0, 0)),
                                  [(1, 2), (3, 4)]) == ([1, 3], [2, 4])
     assert strata.tree.reduce_associative(max, [3, 9, 2]) == 9
+
+
+def test_one_level_and_node_types():
+    assert tu.flatten_one_level({"a": [1, 2], "b": {"c": 3}}) == ([[1, 2], {"c": 3}], ("a", "b"))
+    assert tu.flatten_one_level(Point(1, 2)) == (Point(1, 2), Point)
+    kc, aux = tu.flatten_one_level_with_keys([5, 6])
+    assert kc == [(tu.SequenceKey(0), 5), (tu.SequenceKey(1), 6)] and aux is None
+    with pytest.raises(ValueError, match="can't tree-flatten"):
+        tu.flatten_one_level(3.0)
+    assert all(tu.is_tree_node(t) for t in (tuple, list, dict, type(None), Point,
+                                            collections.OrderedDict, tu.Partial))
+    assert not tu.is_tree_node(int) and not tu.is_tree_node(np.ndarray)
+
+
+def test_tree_static_field():
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: object
+        op: str = strata.tree.static(default="add")
+
+    leaves, td = strata.tree.flatten(Op(1.0))
+    assert leaves == [1.0] and td.node_data() == (Op, ("add",))
+    assert dataclasses.fields(Op)[1].metadata["static"] is True

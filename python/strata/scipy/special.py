@@ -12,68 +12,17 @@ import numpy as np
 from strata import lax
 from strata import numpy as jnp
 from strata.api import custom_jvp, jvp, stop_gradient
+from strata.scipy._util import (
+    _broadcast, _const, _default_float, _is_f64, _prim, _promote_inexact)
 
 __all__ = [
-    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv",
-    "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
-    "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf",
+    "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma",
+    "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div",
+    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values",
+    "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax",
     "spence", "xlog1py", "xlogy", "zeta",
 ]
-
-
-# ---- Helpers ----------------------------------------------------------------------------------
-
-def _default_float():
-    return jnp.asarray(0.0).dtype
-
-
-def _promote_inexact(*args):
-    """The arguments as arrays of their promoted dtype, integers and bools promoted to the
-    default float (JAX's promote_args_inexact)."""
-    weak = [type(a) in (int, float, bool) for a in args]
-    arrs = [a if w else jnp.asarray(a) for a, w in zip(args, weak)]
-    dt = np.dtype(jnp.result_type(*arrs))
-    if dt.kind not in "fV":  # V: bfloat16
-        dt = np.dtype(_default_float())
-    out = []
-    for a, w in zip(arrs, weak):
-        if w:  # through numpy: the core's asarray(float, float64) rounds through float32
-            a = jnp.asarray(np.asarray(a, dt)) if dt.kind == "f" else jnp.asarray(a, dt)
-        out.append(a if a.dtype == dt else a.astype(dt))
-    return out
-
-
-def _broadcast(*xs):
-    """The arrays broadcast to one shape (lax's elementwise primitives need equal shapes)."""
-    shapes = {tuple(x.shape) for x in xs}
-    return list(jnp.broadcast_arrays(*xs)) if len(shapes) > 1 else list(xs)
-
-
-def _prim(op, name, *alt):
-    """strata.lax.<name> (or an alternative name), or a clear error when the core lacks it."""
-    for n in (name,) + alt:
-        f = getattr(lax, n, None)
-        if f is not None:
-            return f
-    raise NotImplementedError(f"[{op}] needs the primitive strata.lax.{name}, which this build "
-                              "of Strata's core does not have")
-
-
-def _const(x, v):
-    """v as a 0-d array of x's dtype (through numpy: the core's asarray(float, float64) rounds
-    the Python float through float32)."""
-    dt = np.dtype(x.dtype)
-    return jnp.asarray(np.asarray(v, dt)) if dt.kind == "f" else jnp.asarray(v, x.dtype)
-
-
-def _finfo(x):
-    dt = np.dtype(x.dtype)
-    return np.finfo(np.float32 if dt.kind == "V" else dt)
-
-
-def _is_f64(x):
-    return np.dtype(x.dtype) == np.float64
 
 
 # ---- Gamma family -----------------------------------------------------------------------------
@@ -218,6 +167,26 @@ def poch(z, m):
     return jnp.where(m == 0, _const(z, 1.0), ratio)
 
 
+def loggamma(x):
+    """log Gamma(x) for real x > 0 (NaN for x < 0, where the real logarithm does not exist)."""
+    x, = _promote_inexact(x)
+    return jnp.where(x < 0, _const(x, np.nan), gammaln(x))
+
+
+def comb(N, k, *, exact=False, repetition=False):
+    """The binomial coefficient C(N, k) as a float, Gamma(N+1) / (Gamma(k+1) Gamma(N-k+1)); 0
+    outside 0 <= k <= N; with repetition, C(N + k - 1, k). exact=True is not supported."""
+    if exact:
+        raise NotImplementedError("[comb] exact=True is not supported")
+    N, k = _promote_inexact(N, k)
+    if repetition:
+        N = N + k - 1.0
+    ok = (k >= 0) & (N >= 0) & (k <= N)
+    ks, ns = jnp.where(ok, k, 0.0), jnp.where(ok, N, 0.0)
+    out = jnp.exp(gammaln(ns + 1.0) - gammaln(ks + 1.0) - gammaln(ns - ks + 1.0))
+    return jnp.where(ok, out, _const(out, 0.0))
+
+
 def bernoulli(n):
     """The Bernoulli numbers B_0 ... B_n (B_1 = -1/2, as scipy) for a concrete int n."""
     try:
@@ -250,6 +219,24 @@ def erfc(x):
     """The complementary error function 1 - erf(x), accurate where erf(x) is near 1."""
     x, = _promote_inexact(x)
     return _prim("erfc", "erfc")(x)
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), finite for large x (an
+    asymptotic series there: 1 / (x sqrt(pi)) sum_n (-1)^n (2n-1)!! / (2x^2)^n)."""
+    x, = _promote_inexact(x)
+    big = 10.0 if _is_f64(x) else 6.0
+    xd = jnp.minimum(x, big)
+    direct = jnp.exp(xd * xd) * _prim("erfcx", "erfc")(xd)
+    xa = jnp.maximum(x, big)
+    w = 1.0 / (2.0 * xa * xa)
+    total = _const(x, 1.0)
+    term = _const(x, 1.0)
+    for n in range(1, 15 if _is_f64(x) else 9):
+        term = term * (-(2 * n - 1)) * w
+        total = total + term
+    asym = total / (xa * math.sqrt(math.pi))
+    return jnp.where(x > big, asym, direct)
 
 
 def erfinv(x):
@@ -340,11 +327,13 @@ def ndtri(p):
 def _log_ndtr_fn(series_order):
     @custom_jvp
     def f(x):
-        lower, upper = (-20.0, 8.0) if _is_f64(x) else (-10.0, 5.0)
-        hi = _ndtr(-jnp.maximum(x, upper))
-        mid = jnp.log(_ndtr(jnp.clip(x, lower, upper)))
+        lower = -20.0 if _is_f64(x) else -10.0
+        # x > 0: log1p(-ndtr(-x)), ndtr(-x) being accurate in its tail (JAX takes log(ndtr(x))
+        # up to 8, which loses the digits of 1 - ndtr(x) there)
+        hi = jnp.log1p(-_ndtr(-jnp.maximum(x, 0.0)))
+        mid = jnp.log(_ndtr(jnp.clip(x, lower, 0.0)))
         lo = _log_ndtr_asymptotic(jnp.minimum(x, lower), series_order)
-        return jnp.where(x > upper, jnp.log1p(-hi), jnp.where(x > lower, mid, lo))
+        return jnp.where(x > 0, hi, jnp.where(x > lower, mid, lo))
 
     @f.defjvp
     def f_jvp(primals, tangents):
@@ -369,14 +358,45 @@ def _log_ndtr_asymptotic(x, series_order):
 
 
 def log_ndtr(x, series_order=3):
-    """log ndtr(x), accurate in both tails: log1p(-ndtr(-x)) above, an asymptotic series of
-    series_order terms (0..30) below (JAX's piecewise scheme)."""
+    """log ndtr(x), accurate in both tails: log1p(-ndtr(-x)) above 0, an asymptotic series of
+    series_order terms (0..30) below -20 (float64) or -10 (float32), as JAX."""
     if not isinstance(series_order, int):
         raise TypeError(f"[log_ndtr] series_order must be a Python int, got {series_order!r}")
     if series_order < 0 or series_order > 30:
         raise ValueError(f"[log_ndtr] series_order must be in [0, 30], got {series_order}")
     x = _check_float("log_ndtr", x)
     return _log_ndtr_fn(series_order)(x)
+
+
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(64)
+
+
+def _owens_t_unit(h, a):
+    """T(h, a) for |a| <= 1: (1/2pi) int_0^a exp(-h^2 (1+t^2)/2) / (1+t^2) dt by 64-point
+    Gauss-Legendre quadrature (the integrand is smooth on [0, a])."""
+    total = _const(h, 0.0)
+    half = 0.5 * a
+    for node, weight in zip(_GL_NODES, _GL_WEIGHTS):
+        t = half * (float(node) + 1.0)
+        u = 1.0 + t * t
+        total = total + float(weight) * jnp.exp(-0.5 * h * h * u) / u
+    return total * half / (2 * math.pi)
+
+
+def owens_t(h, a):
+    """Owen's T function (1/2pi) int_0^a exp(-h^2 (1+x^2)/2) / (1+x^2) dx; for |a| > 1 through
+    T(h, a) = (ndtr(h) + ndtr(ah))/2 - ndtr(h) ndtr(ah) - [h < 0]/2 - T(ah, 1/a)."""
+    h, a = _promote_inexact(h, a)
+    h, a = _broadcast(h, a)
+    sa = jnp.sign(a)
+    aa, ah = jnp.abs(a), jnp.abs(h)
+    unit = aa <= 1.0
+    inner = _owens_t_unit(ah, jnp.where(unit, aa, 1.0))
+    ab = jnp.where(unit, 2.0, aa)
+    p, q = _ndtr(-ah), _ndtr(-ab * ah)  # upper tails: 1 - ndtr(h), 1 - ndtr(ah) for h >= 0
+    outer = 0.5 * (p + q) - p * q - _owens_t_unit(ab * ah, 1.0 / ab)
+    out = jnp.where(unit, inner, outer)
+    return sa * out
 
 
 # ---- Logistic, logs and entropies -------------------------------------------------------------
@@ -535,6 +555,45 @@ def log_softmax(x, axis=-1, where=None):
     return z - jnp.log(jnp.sum(jnp.exp(z), axis=axes, keepdims=True))
 
 
+# ---- Hypergeometric functions ------------------------------------------------------------------
+
+def _hyp1f1_series(a, b, x, terms):
+    """sum_k (a)_k / ((b)_k k!) x^k, a fixed number of terms (a loop, traced once)."""
+    def body(k, state):
+        total, term = state
+        term = term * (a + k) / (b + k) * x / (k + 1.0)
+        return total + term, term
+    return lax.fori_loop(0, terms, body, (jnp.ones_like(x), jnp.ones_like(x)))[0]
+
+
+def _hyp1f1_asymptotic(a, b, x, terms):
+    """Gamma(b) / Gamma(a) e^x x^(a-b) sum_k (b-a)_k (1-a)_k / (k! x^k), for large x > 0."""
+    total, term = _const(x, 1.0), _const(x, 1.0)
+    for k in range(terms):
+        term = term * (b - a + k) * (1.0 - a + k) / ((k + 1.0) * x)
+        total = total + term
+    log_scale = gammaln(b) - gammaln(a) + x + (a - b) * jnp.log(x)
+    return gammasgn(b) * gammasgn(a) * jnp.exp(log_scale) * total
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / ((b)_k k!) x^k,
+    by its series (an asymptotic expansion for large x, Kummer's transformation for x < 0);
+    1 for a = b = 0, as JAX."""
+    a, b, x = _promote_inexact(a, b, x)
+    a, b, x = _broadcast(a, b, x)
+    f64 = _is_f64(x)
+    neg = x < 0
+    aa = jnp.where(neg, b - a, a)  # 1F1(a; b; x) = e^x 1F1(b - a; b; -x)
+    ax = jnp.abs(x)
+    big = 50.0 if f64 else 30.0
+    series = _hyp1f1_series(aa, b, jnp.minimum(ax, big), 160 if f64 else 100)
+    asym = _hyp1f1_asymptotic(aa, b, jnp.maximum(ax, big), 30 if f64 else 15)
+    out = jnp.where(ax > big, asym, series)
+    out = jnp.where(neg, jnp.exp(x) * out, out)
+    return jnp.where((a == 0) & (b == 0), _const(out, 1.0), out)
+
+
 # ---- Bessel functions -------------------------------------------------------------------------
 
 def i0e(x):
@@ -596,6 +655,62 @@ def bessel_jn(z, *, v, n_iter=50):
         series = lead * (1.0 - h2 / (n + 1) + h2 * h2 / (2 * (n + 1) * (n + 2)))
         out.append(jnp.where(small, series, vals[n] / norm))
     return jnp.stack(out, axis=0)
+
+
+def _legendre_values(m, n, z, is_normalized):
+    """P_l^k(z) for k <= m, l <= n as an (m+1, n+1, *z.shape) array (0 where k > l), with the
+    Condon-Shortley phase; normalized, sqrt((2l+1)/(4 pi) (l-k)!/(l+k)!) P_l^k."""
+    zero = jnp.zeros_like(z)
+    root = jnp.sqrt(jnp.maximum(1.0 - z * z, 0.0))
+    diag = jnp.ones_like(z)  # P_k^k
+    rows = []
+    for k in range(m + 1):
+        if k > 0:
+            diag = diag * (-(2.0 * k - 1.0)) * root
+        row = [zero] * min(k, n + 1)
+        prev2, prev = None, diag
+        for ll in range(k, n + 1):
+            if ll == k:
+                cur = diag
+            elif ll == k + 1:
+                cur = z * (2.0 * k + 1.0) * diag
+            else:
+                cur = ((2.0 * ll - 1.0) * z * prev - (ll + k - 1.0) * prev2) / (ll - k)
+            if ll > k:
+                prev2, prev = prev, cur
+            if is_normalized:
+                log_ratio = math.lgamma(ll - k + 1) - math.lgamma(ll + k + 1)
+                cur = cur * math.sqrt((2 * ll + 1) / (4 * math.pi) * math.exp(log_ratio))
+            row.append(cur)
+        rows.append(jnp.stack(row, axis=0))
+    return jnp.stack(rows, axis=0)
+
+
+def _legendre_args(op, m, n, z):
+    try:
+        m, n = operator.index(m), operator.index(n)
+    except TypeError:
+        raise TypeError(f"[{op}] m and n must be concrete integers, got m={m!r}, n={n!r}") \
+            from None
+    if m < 0 or n < 0:
+        raise ValueError(f"[{op}] m and n must be non-negative, got m={m}, n={n}")
+    z, = _promote_inexact(z)
+    return m, n, z
+
+
+def lpmn_values(m, n, z, is_normalized):
+    """The associated Legendre functions P_l^k(z), k <= m, l <= n, shape (m+1, n+1, *z.shape)
+    (with the Condon-Shortley phase, as scipy; spherical-harmonic normalization if
+    is_normalized)."""
+    m, n, z = _legendre_args("lpmn_values", m, n, z)
+    return _legendre_values(m, n, z, bool(is_normalized))
+
+
+def lpmn(m, n, z):
+    """(P_l^k(z), d/dz P_l^k(z)) for k <= m, l <= n, each (m+1, n+1, *z.shape), as scipy's
+    lpmn for each z; the derivatives are exact (forward mode through the recurrence)."""
+    m, n, z = _legendre_args("lpmn", m, n, z)
+    return jvp(lambda t: _legendre_values(m, n, t, False), (z,), (jnp.ones_like(z),))
 
 
 # ---- Exponential integrals and the dilogarithm ------------------------------------------------
@@ -693,6 +808,83 @@ def expi(x):
     out = jnp.where(x > big, large, pos)
     out = jnp.where(x < 0, neg, out)
     return jnp.where(x == 0, _const(x, -np.inf), out)
+
+
+def sici(x):
+    """(Si(x), Ci(x)): the sine integral int_0^x sin(t)/t dt and the cosine integral
+    gamma + log|x| + int_0^|x| (cos(t) - 1)/t dt (even, as scipy's real sici); power series
+    near 0, the continued fraction of E1(i x) = -Ci(x) + i (Si(x) - pi/2) beyond."""
+    x, = _promote_inexact(x)
+    f64 = _is_f64(x)
+    ax = jnp.abs(x)
+    small = ax <= (4.0 if f64 else 2.0)
+    xs = jnp.where(small & (ax > 0), ax, 1.0)
+    x2 = xs * xs
+    si_s, ci_s = xs, _const(x, 0.0)
+    term = xs  # (-1)^k x^(2k+1) / (2k+1)!
+    for k in range(1, 22 if f64 else 9):
+        term = term * (-x2) / ((2 * k) * (2 * k + 1))
+        si_s = si_s + term / (2 * k + 1)
+        ci_s = ci_s + term * (2 * k + 1) / (xs * 2 * k)  # (-1)^k x^(2k) / (2k (2k)!)
+    ci_s = _EULER + jnp.log(xs) + ci_s
+    xl = jnp.where(small, 5.0, ax)
+    depth = 60 if f64 else 30
+    tr, ti = jnp.full_like(xl, 2.0 * depth + 1.0), xl  # b_depth = 2 depth + 1 + i x
+    for j in range(depth, 0, -1):
+        d = tr * tr + ti * ti
+        tr, ti = (2.0 * j - 1.0) - j * j * tr / d, xl + j * j * ti / d
+    d = tr * tr + ti * ti
+    hr, hi = tr / d, -ti / d  # 1 / t
+    c, s_ = jnp.cos(xl), jnp.sin(xl)
+    ci_l = -(c * hr + s_ * hi)
+    si_l = math.pi / 2 + (c * hi - s_ * hr)
+    si = jnp.where(small, si_s, si_l)
+    ci = jnp.where(small, ci_s, ci_l)
+    si = jnp.where(x < 0, -si, si)
+    si = jnp.where(ax == 0, _const(x, 0.0), si)
+    ci = jnp.where(ax == 0, _const(x, -np.inf), ci)
+    return si, ci
+
+
+def fresnel(x):
+    """(S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x cos(pi t^2 / 2) dt): power series
+    near 0, beyond it C + iS = (1+i)/2 (1 - e^(i pi x^2 / 2) x (1-i) h) with h a continued
+    fraction from erfc, evaluated from the bottom."""
+    x, = _promote_inexact(x)
+    f64 = _is_f64(x)
+    ax = jnp.abs(x)
+    small = ax <= 1.5
+    xs = jnp.where(small, ax, 1.0)
+    t = (math.pi / 2) * xs * xs
+    s_s, c_s = _const(x, 0.0), _const(x, 0.0)
+    term = xs  # (-1)^k t^j x / j!, j = 2k (C) and 2k + 1 (S)
+    for j in range(0, 34 if f64 else 20):
+        if j > 0:
+            term = term * t / j
+        sign = -1.0 if (j // 2) % 2 else 1.0
+        if j % 2 == 0:
+            c_s = c_s + sign * term / (2 * j + 1)
+        else:
+            s_s = s_s + sign * term / (2 * j + 1)
+    xl = jnp.where(small, 2.0, ax)
+    pix2 = math.pi * xl * xl
+    depth = 120 if f64 else 50
+    # h = 1 / (b_1 + a_2 / (b_2 + a_3 / ...)), b_k = 1 + 4 (k-1) - i pi x^2, a_k = -(2k-3)(2k-2)
+    tr, ti = jnp.full_like(xl, 1.0 + 4.0 * (depth - 1)), -pix2
+    for k in range(depth, 1, -1):
+        a = -(2.0 * k - 3.0) * (2.0 * k - 2.0)
+        d = tr * tr + ti * ti
+        tr, ti = (1.0 + 4.0 * (k - 2)) + a * tr / d, -pix2 - a * ti / d
+    d = tr * tr + ti * ti
+    hr, hi = tr / d, -ti / d
+    hr, hi = xl * (hr + hi), xl * (hi - hr)  # h * (x - i x)
+    c, s_ = jnp.cos(0.5 * pix2), jnp.sin(0.5 * pix2)
+    er, ei = 1.0 - (c * hr - s_ * hi), -(c * hi + s_ * hr)  # 1 - e^(i pi x^2/2) h
+    c_l, s_l = 0.5 * (er - ei), 0.5 * (er + ei)  # (1 + i)/2 * (er + i ei)
+    s_out = jnp.where(small, s_s, s_l)
+    c_out = jnp.where(small, c_s, c_l)
+    neg = x < 0
+    return jnp.where(neg, -s_out, s_out), jnp.where(neg, -c_out, c_out)
 
 
 def _li2_small(w):

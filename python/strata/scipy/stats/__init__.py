@@ -2,5 +2,6 @@
 of the common distributions, one module per distribution as in JAX."""
 
 from strata.scipy.stats import (  # noqa: F401
-    bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace, logistic,
-    multivariate_normal, norm, pareto, poisson, t, truncnorm, uniform)
+    bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, geom, gumbel_l,
+    gumbel_r, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto,
+    poisson, t, truncnorm, uniform, vonmises)

@@ -3,7 +3,8 @@
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, gammaln, xlog1py, xlogy
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import gammaln, xlog1py, xlogy
 
 __all__ = ["logpmf", "pmf"]
 

@@ -3,7 +3,7 @@
 import math
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact
+from strata.scipy._util import _promote_inexact
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "isf", "ppf"]
 

@@ -1,7 +1,7 @@
 """The chi-squared distribution with df degrees of freedom (jax.scipy.stats.chi2): a gamma
 distribution of shape df / 2 and scale 2."""
 
-from strata.scipy.special import _promote_inexact
+from strata.scipy._util import _promote_inexact
 from strata.scipy.stats import gamma as _gamma
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

@@ -4,7 +4,8 @@ the K components along its first axis, or K - 1 of them (the last is 1 - their s
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, gammaln, xlogy
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import gammaln, xlogy
 
 __all__ = ["logpdf", "pdf"]
 

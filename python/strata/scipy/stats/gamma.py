@@ -3,7 +3,8 @@
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, gammainc, gammaincc, gammaln, xlogy
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import gammainc, gammaincc, gammaln, xlogy
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 

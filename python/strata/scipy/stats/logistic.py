@@ -1,7 +1,8 @@
 """The logistic distribution (jax.scipy.stats.logistic): CDF expit((x - loc) / scale)."""
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact, expit, logit
+from strata.scipy._util import _promote_inexact
+from strata.scipy.special import expit, logit
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 

@@ -5,7 +5,7 @@ suits the small, statically sized matrices of density code)."""
 import math
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact
+from strata.scipy._util import _promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 

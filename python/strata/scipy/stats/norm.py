@@ -4,7 +4,8 @@ deviation."""
 import math
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact, log_ndtr, ndtr, ndtri
+from strata.scipy._util import _promote_inexact
+from strata.scipy.special import log_ndtr, ndtr, ndtri
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 

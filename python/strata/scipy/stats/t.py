@@ -3,7 +3,8 @@
 import math
 
 from strata import numpy as jnp
-from strata.scipy.special import _promote_inexact, gammaln
+from strata.scipy._util import _promote_inexact
+from strata.scipy.special import gammaln
 
 __all__ = ["logpdf", "pdf"]
 

@@ -4,7 +4,8 @@ a and b are (bound - loc) / scale."""
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact, log_ndtr, ndtr
+from strata.scipy._util import _const, _promote_inexact
+from strata.scipy.special import log_ndtr, ndtr
 from strata.scipy.stats import norm
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

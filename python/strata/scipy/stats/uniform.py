@@ -3,7 +3,7 @@
 import numpy as np
 
 from strata import numpy as jnp
-from strata.scipy.special import _const, _promote_inexact
+from strata.scipy._util import _const, _promote_inexact
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
