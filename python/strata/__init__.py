@@ -15,7 +15,7 @@ from strata.api import (  # noqa: F401
     grad, value_and_grad, vjp, jvp, linearize, vmap, jacfwd, jacrev, jacobian, hessian, jit,
     checkpoint, remat, checkpoint_policies, eval_shape, make_ir, make_jaxpr, custom_jvp,
     custom_vjp, custom_gradient, stop_gradient, ShapeDtypeStruct, typeof, linear_transpose,
-    named_scope, ensure_compile_time_eval, disable_jit)
+    named_scope, ensure_compile_time_eval, disable_jit, named_call, clear_caches)
 from strata._core import jit_cache_stats, clear_jit_cache, memory_stats  # noqa: F401
 
 __version__ = "0.1.0"
@@ -421,3 +421,7 @@ Array.std = lambda self, axis=None, keepdims=False, ddof=0: numpy.std(self, axis
 for _name in ("sum", "prod", "max", "min", "mean", "all", "any"):
     setattr(Array, _name, _reduction(_name))
 del _name
+
+# jax.enable_x64(True), jax.debug_nans(True), ...: the options usable as contexts (built last:
+# strata.random and the others define their options at import).
+globals().update(api.option_contexts())

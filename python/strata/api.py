@@ -21,7 +21,7 @@ __all__ = [
     "hessian", "jit", "checkpoint", "remat", "checkpoint_policies", "eval_shape", "make_ir",
     "make_jaxpr", "custom_jvp", "custom_vjp", "custom_gradient", "stop_gradient",
     "ShapeDtypeStruct", "ShapedArray", "typeof", "linear_transpose", "named_scope",
-    "ensure_compile_time_eval", "disable_jit",
+    "ensure_compile_time_eval", "disable_jit", "named_call", "clear_caches",
 ]
 
 _logger = logging.getLogger("strata")
@@ -1241,6 +1241,58 @@ def disable_jit(disable=True):
 
 
 jacobian = jacrev
+
+
+def _option_context(option, doc):
+    """The context manager for one config option, as jax's config states (`with
+    strata.debug_nans(True): ...`): sets the option and restores it on exit."""
+    @contextlib.contextmanager
+    def context(new_val=True):
+        old = getattr(config, option)
+        config.update(option, new_val)
+        try:
+            yield
+        finally:
+            config.update(option, old)
+    context.__name__ = option[4:]
+    context.__doc__ = doc
+    return context
+
+
+# The options usable as contexts (JAX exports its config states under these names).
+_OPTION_CONTEXTS = {
+    "enable_x64": "jax_enable_x64", "debug_nans": "jax_debug_nans",
+    "debug_infs": "jax_debug_infs", "log_compiles": "jax_log_compiles",
+    "default_matmul_precision": "jax_default_matmul_precision",
+    "numpy_rank_promotion": "jax_numpy_rank_promotion",
+    "threefry_partitionable": "jax_threefry_partitionable",
+}
+
+
+def option_contexts():
+    """{name: context manager} for the options that exist (some modules define theirs at
+    import, so strata/__init__ builds these after importing everything)."""
+    return {name: _option_context(opt, f"A context with {opt} set (default True); restores it "
+                                  "on exit.")
+            for name, opt in _OPTION_CONTEXTS.items() if opt in config.values()}
+
+
+def named_call(fun, *, name=None):
+    """fun with its body under named_scope(name or fun.__name__) (jax.named_call)."""
+    scope = name or getattr(fun, "__name__", "named_call")
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        with named_scope(scope):
+            return fun(*args, **kwargs)
+    return wrapped
+
+
+def clear_caches():
+    """Drops every compiled executable of every jitted function (jax.clear_caches)."""
+    _core.clear_jit_cache()
+
+
 
 
 def linear_transpose(fun, *primals, reduce_axes=()):

@@ -671,3 +671,31 @@ def test_compiled_checks_static_arguments_and_structure():
         c(X, 2, {"b": jnp.ones(5)})
     with pytest.raises(TypeError, match="compiled for"):
         c(X, 3, {"c": jnp.ones(5)})
+
+
+def test_option_contexts_named_call_and_clear_caches():
+    import numpy as np
+    import strata.numpy as jnp
+    assert not strata.config.jax_debug_nans
+    with strata.debug_nans(True):
+        assert strata.config.jax_debug_nans
+        with pytest.raises(FloatingPointError, match=r"\[log\]"):
+            jnp.log(jnp.asarray([-1.0]))
+    assert not strata.config.jax_debug_nans
+    old = strata.config.jax_threefry_partitionable
+    with strata.threefry_partitionable(not old):
+        assert strata.config.jax_threefry_partitionable == (not old)
+    assert strata.config.jax_threefry_partitionable == old
+    seen = []
+
+    def f(x):
+        seen.append(strata.api.current_name_scope())
+        return x * 2
+    g = strata.named_call(f, name="double")
+    assert float(g(1.5)) == 3.0 and seen == ["double"]
+    h = strata.jit(lambda x: x + 1)
+    h(1.0)
+    assert strata.jit_cache_stats()["entries"] >= 1
+    strata.clear_caches()
+    assert strata.jit_cache_stats()["entries"] == 0
+    np.testing.assert_array_equal(np.asarray(h(1.0)), 2.0)
