@@ -2103,7 +2103,11 @@ LogicalResult fuseAndInlineGroup(st::FusionOp fusion) {
       return true;
     return llvm::all_of(v.getUsers(), [&](Operation *u) { return u == operand->getOwner(); });
   });
-  if (failed(applyPatternsGreedily(fusion.getRegion(), std::move(patterns))))
+  // Each fusion removes a producer, so the driver ends; its default of 10 sweeps is too few
+  // for long dependent chains (20 Threefry rounds in a loop body fuse one step per sweep).
+  GreedyRewriteConfig config;
+  config.setMaxIterations(GreedyRewriteConfig::kNoLimit);
+  if (failed(applyPatternsGreedily(fusion.getRegion(), std::move(patterns), config)))
     return fusion.emitError("elementwise fusion of the group did not converge");
 
   Block &block = fusion.getBlock();

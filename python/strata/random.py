@@ -395,17 +395,7 @@ def _threefry2x32(k1, k2, x0, x1):
             x1 = _lax.bitwise_xor(_rotl(x1, r), x0)
         x0 = x0 + ks[(i + 1) % 3]
         x1 = x1 + ks[(i + 2) % 3] + _jnp.full(shape, i + 1, _U32)
-        if i < 4:
-            x0, x1 = _fusion_break(x0, x1)
     return x0, x1
-
-
-def _fusion_break(x0, x1):
-    """(x0, x1) through a stack and two slices, which end Strata's elementwise fusion groups:
-    under jit, the linalg elementwise fusion of the whole 20-round chain inside a loop body
-    (poisson's, gamma's) does not converge, so each 4-round block is its own group."""
-    both = _jnp.stack([x0, x1])
-    return both[0], both[1]
 
 
 def _iota_2x32(shape):
