@@ -103,6 +103,14 @@ void init_numpy(py::module_ &root) {
   STRATA_PY_BINARY(maximum);
   STRATA_PY_BINARY(minimum);
   STRATA_PY_BINARY(arctan2);
+  m.def(
+      "nextafter",
+      [](py::handle x1, py::handle x2) {
+        auto [a, b] = to_arrays(x1, x2);
+        return strata::nextafter(a, b);
+      },
+      py::arg("x1"), py::arg("x2"),
+      "The next representable value after x1 in the direction of x2, elementwise (broadcasts).");
   STRATA_PY_BINARY(equal);
   STRATA_PY_BINARY(not_equal);
   STRATA_PY_BINARY(less);
