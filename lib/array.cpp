@@ -268,8 +268,8 @@ Array Array::with_shape(const Shape &shape) const {
     if (d < 0)
       fail("reshape", "negative dimension in shape ", shape_str(shape));
   if (num_elements(shape) != size())
-    fail("reshape", "cannot reshape ", type_str(), " (", size(), " elements) to ",
-         shape_str(shape));
+    fail_kind(ErrorKind::Type, "reshape", "cannot reshape ", type_str(), " (", size(),
+              " elements) to ", shape_str(shape));
   auto impl = std::make_shared<Impl>(i);
   impl->shape = shape;
   return Array(std::move(impl));

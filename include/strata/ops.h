@@ -54,6 +54,8 @@ STRATA_EXPORT Array power(const Array &x, const Array &y);
 STRATA_EXPORT Array maximum(const Array &x, const Array &y);
 STRATA_EXPORT Array minimum(const Array &x, const Array &y);
 STRATA_EXPORT Array arctan2(const Array &x, const Array &y);
+/// The next representable value after x in the direction of y (integers promote to float).
+STRATA_EXPORT Array nextafter(const Array &x, const Array &y);
 STRATA_EXPORT Array equal(const Array &x, const Array &y);
 STRATA_EXPORT Array not_equal(const Array &x, const Array &y);
 STRATA_EXPORT Array less(const Array &x, const Array &y);

@@ -212,6 +212,10 @@ Array arctan2(const Array &x, const Array &y) {
   auto [a, b] = binary_args("arctan2", x, y, to_inexact);
   return lax::atan2(a, b);
 }
+Array nextafter(const Array &x, const Array &y) {
+  auto [a, b] = binary_args("nextafter", x, y, to_inexact);
+  return lax::nextafter(a, b);
+}
 
 // ---- Comparisons -----------------------------------------------------------------------------
 #define STRATA_COMPARISON(NAME, LAX)                                                               \

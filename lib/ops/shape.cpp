@@ -54,13 +54,13 @@ Array reshape(const Array &x, const Shape &shape) {
   }
   if (inferred >= 0) {
     if (known == 0 || x.size() % known != 0)
-      fail("reshape", "cannot reshape ", x.type_str(), " (", x.size(), " elements) to ",
-           shape_str(shape));
+      fail_kind(ErrorKind::Type, "reshape", "cannot reshape ", x.type_str(), " (", x.size(),
+                " elements) to ", shape_str(shape));
     out[static_cast<size_t>(inferred)] = x.size() / known;
   }
   if (num_elements(out) != x.size())
-    fail("reshape", "cannot reshape ", x.type_str(), " (", x.size(), " elements) to ",
-         shape_str(shape));
+    fail_kind(ErrorKind::Type, "reshape", "cannot reshape ", x.type_str(), " (", x.size(),
+              " elements) to ", shape_str(shape));
   if (out == x.shape())
     return x;
   return lax::reshape(x, out);

@@ -59,21 +59,21 @@ std::vector<AbstractValue> dot_shape_rule(std::span<const AbstractValue> in,
   const auto &lc = params.get_ints("lhs_contracting"), &rc = params.get_ints("rhs_contracting");
   const auto &lb = params.get_ints("lhs_batch"), &rb = params.get_ints("rhs_batch");
   if (lc.size() != rc.size())
-    fail(kOp, "lhs and rhs need as many contracting dimensions, got ", shape_str(lc), " and ",
-         shape_str(rc));
+    fail_kind(ErrorKind::Type, kOp, "lhs and rhs need as many contracting dimensions, got ",
+              shape_str(lc), " and ", shape_str(rc));
   if (lb.size() != rb.size())
-    fail(kOp, "lhs and rhs need as many batch dimensions, got ", shape_str(lb), " and ",
-         shape_str(rb));
+    fail_kind(ErrorKind::Type, kOp, "lhs and rhs need as many batch dimensions, got ",
+              shape_str(lb), " and ", shape_str(rb));
   check_dims(lhs, "lhs", lb, lc);
   check_dims(rhs, "rhs", rb, rc);
   for (size_t i = 0; i < lb.size(); ++i)
     if (lhs.shape[lb[i]] != rhs.shape[rb[i]])
-      fail(kOp, "batch dimensions differ: ", lhs.str(), " and ", rhs.str(), " (lhs dimension ",
-           lb[i], ", rhs dimension ", rb[i], ")");
+      fail_kind(ErrorKind::Type, kOp, "batch dimensions differ: ", lhs.str(), " and ", rhs.str(),
+                " (lhs dimension ", lb[i], ", rhs dimension ", rb[i], ")");
   for (size_t i = 0; i < lc.size(); ++i)
     if (lhs.shape[lc[i]] != rhs.shape[rc[i]])
-      fail(kOp, "contracting dimensions differ: ", lhs.str(), " and ", rhs.str(),
-           " (lhs dimension ", lc[i], ", rhs dimension ", rc[i], ")");
+      fail_kind(ErrorKind::Type, kOp, "contracting dimensions differ: ", lhs.str(), " and ",
+                rhs.str(), " (lhs dimension ", lc[i], ", rhs dimension ", rc[i], ")");
 
   DType out_dtype = lhs.dtype;
   bool has_pref = params.has("preferred_element_type");

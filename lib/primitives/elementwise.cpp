@@ -66,7 +66,7 @@ std::vector<AbstractValue> binary_shape_rule(std::string_view op, Accepts acc, b
     fail_kind(ErrorKind::Type, op, "expects ", accepts_str(acc), " operands, got ", x.str(),
               " and ", y.str());
   if (x.shape != y.shape)
-    fail(op, "operand shapes differ: ", x.str(), " and ", y.str());
+    fail_kind(ErrorKind::Type, op, "operand shapes differ: ", x.str(), " and ", y.str());
   if (bool_out)
     return {{x.shape, DType::Bool, false}};
   return {{x.shape, x.dtype, x.weak_type && y.weak_type}};
@@ -1080,9 +1080,10 @@ const Primitive &select_p = [] () -> const Primitive & {
     if (t.dtype != f.dtype)
       fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
     if (t.shape != f.shape)
-      fail("select", "branches differ: ", t.str(), " and ", f.str());
+      fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
     if (!c.shape.empty() && c.shape != t.shape)
-      fail("select", "predicate ", c.str(), " must be a scalar or match the branches ", t.str());
+      fail_kind(ErrorKind::Type, "select", "predicate ", c.str(),
+                " must be a scalar or match the branches ", t.str());
     return std::vector<AbstractValue>{{t.shape, t.dtype, t.weak_type && f.weak_type}};
   };
   p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
@@ -1129,7 +1130,8 @@ const Primitive &clamp_p = [] () -> const Primitive & {
         fail_kind(ErrorKind::Type, "clamp", "bound ", b->str(), " and operand ", x.str(),
                   " dtypes differ");
       if (!b->shape.empty() && b->shape != x.shape)
-        fail("clamp", "bound ", b->str(), " must be a scalar or match the operand ", x.str());
+        fail_kind(ErrorKind::Type, "clamp", "bound ", b->str(),
+                  " must be a scalar or match the operand ", x.str());
     }
     if (is_bool(x.dtype))
       fail_kind(ErrorKind::Type, "clamp", "expects a numeric operand, got ", x.str());

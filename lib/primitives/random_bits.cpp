@@ -83,7 +83,7 @@ std::vector<AbstractValue> shift_shape_rule(const char *op, std::span<const Abst
   if (!is_integer(x.dtype))
     fail_kind(ErrorKind::Type, op, "expects integer operands, got ", x.str(), " and ", y.str());
   if (x.shape != y.shape)
-    fail(op, "operand shapes differ: ", x.str(), " and ", y.str());
+    fail_kind(ErrorKind::Type, op, "operand shapes differ: ", x.str(), " and ", y.str());
   return {{x.shape, x.dtype, x.weak_type && y.weak_type}};
 }
 

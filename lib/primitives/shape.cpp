@@ -421,8 +421,8 @@ const Primitive &reshape_p = [] () -> const Primitive & {
     const Shape &sizes = params.get_ints("new_sizes");
     check_shape("reshape", "new_sizes", sizes);
     if (num_elements(sizes) != num_elements(x.shape))
-      fail("reshape", "cannot reshape ", x.str(), " (", num_elements(x.shape),
-           " elements) to ", shape_str(sizes));
+      fail_kind(ErrorKind::Type, "reshape", "cannot reshape ", x.str(), " (",
+                num_elements(x.shape), " elements) to ", shape_str(sizes));
     return std::vector<AbstractValue>{{sizes, x.dtype, x.weak_type}};
   };
   p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
@@ -937,11 +937,12 @@ const Primitive &concatenate_p = [] () -> const Primitive & {
         fail_kind(ErrorKind::Type, "concatenate", "operand dtypes differ: ", x.str(), " and ",
                   y.str());
       if (y.shape.size() != x.shape.size())
-        fail("concatenate", "operand ranks differ: ", x.str(), " and ", y.str());
+        fail_kind(ErrorKind::Type, "concatenate", "operand ranks differ: ", x.str(), " and ",
+                  y.str());
       for (size_t i = 0; i < x.shape.size(); ++i)
         if (static_cast<int64_t>(i) != dim && y.shape[i] != x.shape[i])
-          fail("concatenate", "operand shapes ", x.str(), " and ", y.str(),
-               " differ outside dimension ", dim);
+          fail_kind(ErrorKind::Type, "concatenate", "operand shapes ", x.str(), " and ",
+                    y.str(), " differ outside dimension ", dim);
       res.shape[dim] += y.shape[dim];
       res.weak_type = res.weak_type && y.weak_type;
     }

@@ -103,6 +103,14 @@ void init_numpy(py::module_ &root) {
   STRATA_PY_BINARY(maximum);
   STRATA_PY_BINARY(minimum);
   STRATA_PY_BINARY(arctan2);
+  m.def(
+      "nextafter",
+      [](py::handle x1, py::handle x2) {
+        auto [a, b] = to_arrays(x1, x2);
+        return strata::nextafter(a, b);
+      },
+      py::arg("x1"), py::arg("x2"),
+      "The next representable value after x1 in the direction of x2, elementwise (broadcasts).");
   STRATA_PY_BINARY(equal);
   STRATA_PY_BINARY(not_equal);
   STRATA_PY_BINARY(less);
@@ -136,16 +144,26 @@ void init_numpy(py::module_ &root) {
   STRATA_PY_UNARY(cos);
   STRATA_PY_UNARY(tan);
   STRATA_PY_UNARY(tanh);
-  STRATA_PY_UNARY(sinh);
-  STRATA_PY_UNARY(cosh);
-  STRATA_PY_UNARY(arcsin);
-  STRATA_PY_UNARY(arccos);
-  STRATA_PY_UNARY(arctan);
-  STRATA_PY_UNARY(arcsinh);
-  STRATA_PY_UNARY(arccosh);
-  STRATA_PY_UNARY(arctanh);
-  STRATA_PY_UNARY(cbrt);
-  STRATA_PY_UNARY(exp2);
+  m.def("sinh", [](py::handle x) { return strata::sinh(to_array(x)); }, py::arg("x"),
+        "Elementwise hyperbolic sine (integers promote to the default float).");
+  m.def("cosh", [](py::handle x) { return strata::cosh(to_array(x)); }, py::arg("x"),
+        "Elementwise hyperbolic cosine (integers promote to the default float).");
+  m.def("arcsin", [](py::handle x) { return strata::arcsin(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse sine (integers promote to the default float).");
+  m.def("arccos", [](py::handle x) { return strata::arccos(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse cosine (integers promote to the default float).");
+  m.def("arctan", [](py::handle x) { return strata::arctan(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse tangent (integers promote to the default float).");
+  m.def("arcsinh", [](py::handle x) { return strata::arcsinh(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse hyperbolic sine (integers promote to the default float).");
+  m.def("arccosh", [](py::handle x) { return strata::arccosh(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse hyperbolic cosine (integers promote to the default float).");
+  m.def("arctanh", [](py::handle x) { return strata::arctanh(to_array(x)); }, py::arg("x"),
+        "Elementwise inverse hyperbolic tangent (integers promote to the default float).");
+  m.def("cbrt", [](py::handle x) { return strata::cbrt(to_array(x)); }, py::arg("x"),
+        "Elementwise cube root (integers promote to the default float).");
+  m.def("exp2", [](py::handle x) { return strata::exp2(to_array(x)); }, py::arg("x"),
+        "Elementwise 2**x (integers promote to the default float).");
   STRATA_PY_UNARY(erf);
   STRATA_PY_UNARY(isfinite);
   STRATA_PY_UNARY(ravel);

@@ -292,3 +292,24 @@ func.func @main(%x: tensor<64x1000xf32>) -> tensor<64xi32> {
   %0 = strata.argmax %x, axis = 1 : (tensor<64x1000xf32>) -> tensor<64xi32>
   return %0 : tensor<64xi32>
 }
+
+// -----
+
+// igamma in f32: one kernel computing in f64 (cvt.f64.f32 in, cvt.rn.f32.f64 out), the
+// continued fraction and the series loops (scf.while) as back-edges in the PTX; f64 log and
+// exp are libdevice calls.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.binary
+// CHECK-SAME: cvt.f64.f32
+// CHECK-SAME: call.uni (retval0), __nv_log,
+// CHECK-SAME: $L__BB0_2:
+// CHECK-SAME: bra \09$L__BB0_2;
+// CHECK-SAME: $L__BB0_5:
+// CHECK-SAME: bra \09$L__BB0_5;
+// CHECK-SAME: cvt.rn.f32.f64
+func.func @main(%a: tensor<256xf32>, %x: tensor<256xf32>) -> tensor<256xf32> {
+  %0 = strata.igamma %a, %x : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+  return %0 : tensor<256xf32>
+}

@@ -194,7 +194,7 @@ def test_scalars_and_item():
 
 def test_error_types():
     x = jnp.ones((2, 3))
-    with pytest.raises(ValueError, match=r"\[reshape\]"):
+    with pytest.raises(TypeError, match=r"\[reshape\]"):
         x.reshape(4)
     with pytest.raises(IndexError, match="out of bounds"):
         x[5]

@@ -173,7 +173,7 @@ def test_jit_composes_with_transforms():
 def test_jit_errors():
     with pytest.raises(TypeError, match="ConcretizationTypeError"):
         strata.jit(lambda x: 1.0 if x.sum() > 0 else 0.0)(X)
-    with pytest.raises(ValueError, match=r"\[reshape\]"):
+    with pytest.raises(TypeError, match=r"\[reshape\]"):
         strata.jit(lambda x: x.reshape(5))(X)
     f = strata.jit(lambda x: x * 2)
     close(f(X), X * 2)  # a failed trace elsewhere leaves jit usable

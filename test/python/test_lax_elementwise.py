@@ -287,3 +287,27 @@ def test_shift_right_arithmetic():
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.asarray(strata.jit(lax.shift_right_arithmetic)(x, y)), want)
+
+
+def test_lax_shape_errors_are_type_errors():
+    a = np.ones((2, 3), np.float32)
+    b = np.ones((3,), np.float32)
+    with pytest.raises(TypeError, match=r"\[add\] operand shapes differ"):
+        lax.add(a, b)
+    with pytest.raises(TypeError, match=r"\[igamma\] operand shapes differ"):
+        lax.igamma(a, b)
+    with pytest.raises(TypeError, match=r"\[reshape\]"):
+        lax.reshape(a, (4,))
+    with pytest.raises(TypeError, match=r"\[concatenate\]"):
+        lax.concatenate([a, np.ones((3, 3), np.float32)], 1)
+    with pytest.raises(TypeError, match=r"\[dot_general\] contracting dimensions differ"):
+        lax.dot_general(a, np.ones((4, 2), np.float32), (((1,), (0,)), ((), ())))
+
+
+def test_numpy_nextafter_broadcasts_and_promotes():
+    x = np.array([[1.0], [2.0]], dtype=np.float32)
+    got = jnp.nextafter(x, np.float32(3.0))
+    np.testing.assert_array_equal(np.asarray(got), np.nextafter(x, np.float32(3.0)))
+    assert got.shape == (2, 1) and got.dtype == np.float32
+    out = jnp.nextafter(np.array([1, 2], dtype=np.int32), np.array([0, 3], dtype=np.int32))
+    assert out.dtype == jnp.sin(np.array([1], dtype=np.int32)).dtype

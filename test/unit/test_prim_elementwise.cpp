@@ -680,7 +680,7 @@ TEST(PrimElementwise, BinaryErrors) {
     ADD_FAILURE() << "shape mismatch accepted";
   } catch (const Error &e) {
     EXPECT_STREQ(e.what(), "[add] operand shapes differ: f32[2,3] and f32[3]");
-    EXPECT_EQ(e.kind(), ErrorKind::Value);
+    EXPECT_EQ(e.kind(), ErrorKind::Type);
   }
   try {
     lax::mul(b, c);
