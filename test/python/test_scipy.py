@@ -93,7 +93,7 @@ RNG = np.random.RandomState(0)
 
 def test_names_match_jax():
     jax_names = {"bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "erfcx", "hyp1f1",
-                 "loggamma", "sici", "fresnel", "owens_t", "digamma", "entr", "erf",
+                 "loggamma", "sici", "fresnel", "owens_t", "hyp2f1", "digamma", "entr", "erf",
                  "erfc", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma",
                  "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
                  "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "lpmn", "lpmn_values",
@@ -885,3 +885,30 @@ def test_owens_t(dtype):
     f = strata.jit(strata.vmap(sp.owens_t, in_axes=(0, None)))
     np.testing.assert_allclose(np.asarray(f(h.astype(np.float32), 1.5)), ss.owens_t(h, 1.5),
                                rtol=2e-5)
+
+
+@needs("lgamma")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hyp2f1(dtype):
+    f32 = dtype == np.float32
+    a = np.array([0.5, 1.0, 2.3, -1.5, 0.7, 3.0])
+    b = np.array([1.5, 2.0, 0.4, 2.0, 1.3, 1.0])
+    c = np.array([2.5, 3.0, 4.1, 1.7, 2.0, 5.0])
+    for xv in (0.0, 0.3, -0.4, -3.0, -20.0, 0.6, 0.9, 0.99, 1.0):
+        # at x = 1 the 5th row (c = a + b) is ill-conditioned once rounded to float32
+        rows = [0, 1, 2, 3, 5] if xv == 1.0 else list(range(6))
+        check(lambda a, b, c: sp.hyp2f1(a, b, c, dtype(xv)),
+              lambda a, b, c: ss.hyp2f1(a, b, c, xv), a[rows], b[rows], c[rows], dtype=dtype,
+              rtol=5e-6 if f32 else 1e-13)
+    # c - a - b an integer: the series itself (the connection formula is singular there)
+    check(lambda x: sp.hyp2f1(1.0, 1.0, 2.0, x), lambda x: ss.hyp2f1(1.0, 1.0, 2.0, x),
+          np.array([0.6, 0.8, 0.9]), dtype=dtype, rtol=5e-6 if f32 else 1e-12)
+    xs = np.array([-2.0, -0.3, 0.2, 0.7])
+    with _precision(np.float64):  # d/dx 2F1(a, b; c; x) = ab/c 2F1(a+1, b+1; c+1; x)
+        g = strata.vmap(strata.grad(lambda x: sp.hyp2f1(0.5, 1.5, 2.5, x)))(xs)
+    np.testing.assert_allclose(np.asarray(g), 0.3 * ss.hyp2f1(1.5, 2.5, 3.5, xs), rtol=1e-12)
+    grad_check(lambda a: sp.hyp2f1(a, 1.5, 2.5, 0.4), lambda a: ss.hyp2f1(a, 1.5, 2.5, 0.4),
+               np.array([0.3, 1.2]), rtol=1e-6)
+    f = strata.jit(lambda x: sp.hyp2f1(0.5, 1.5, 2.5, x))
+    np.testing.assert_allclose(np.asarray(f(xs.astype(np.float32))),
+                               ss.hyp2f1(0.5, 1.5, 2.5, xs), rtol=5e-6)

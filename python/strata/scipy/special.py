@@ -18,8 +18,8 @@ from strata.scipy._util import (
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf",
     "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma",
-    "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div",
-    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values",
+    "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e",
+    "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values",
     "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax",
     "spence", "xlog1py", "xlogy", "zeta",
 ]
@@ -592,6 +592,56 @@ def hyp1f1(a, b, x):
     out = jnp.where(ax > big, asym, series)
     out = jnp.where(neg, jnp.exp(x) * out, out)
     return jnp.where((a == 0) & (b == 0), _const(out, 1.0), out)
+
+
+def _hyp2f1_series(a, b, c, z, terms):
+    """sum_k (a)_k (b)_k / ((c)_k k!) z^k, a fixed number of terms (a loop, traced once)."""
+    def body(k, state):
+        total, term = state
+        term = term * (a + k) * (b + k) / ((c + k) * (k + 1.0)) * z
+        return total + term, term
+    return lax.fori_loop(0, terms, body, (jnp.ones_like(z), jnp.ones_like(z)))[0]
+
+
+def _gamma_ratio(num, den):
+    """prod Gamma(num) / prod Gamma(den), signs kept, in logs."""
+    sign, log = 1.0, 0.0
+    for v in num:
+        sign, log = sign * gammasgn(v), log + gammaln(v)
+    for v in den:
+        sign, log = sign * gammasgn(v), log - gammaln(v)
+    return sign * jnp.exp(log)
+
+
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x) for real x <= 1: its series for
+    |z| <= 1/2, Pfaff's transformation z = x / (x - 1) for x < 0, the 1 - z connection formula
+    (the plain series where c - a - b is an integer) above 1/2, Gauss's sum at x = 1."""
+    a, b, c, x = _promote_inexact(a, b, c, x)
+    a, b, c, x = _broadcast(a, b, c, x)
+    f64 = _is_f64(x)
+    terms = 120 if f64 else 60
+    neg = x < 0
+    z = jnp.where(neg, x / jnp.where(neg, x - 1.0, -1.0), x)
+    bb = jnp.where(neg, c - b, b)  # Pfaff: (1-x)^-a 2F1(a, c-b; c; x/(x-1))
+    scale = jnp.where(neg, jnp.exp(-a * jnp.log1p(-jnp.where(neg, x, 0.0))), 1.0)
+    low = z <= 0.5
+    direct = _hyp2f1_series(a, bb, c, jnp.where(low, z, 0.0), terms)
+    s = c - a - bb
+    integral = s == jnp.round(s)
+    w = jnp.where(low, 0.5, 1.0 - z)
+    sw = jnp.where(integral, 0.5, s)
+    t1 = _gamma_ratio([c, sw], [c - a, c - bb]) * _hyp2f1_series(a, bb, 1.0 - sw, w, terms)
+    t2 = (_gamma_ratio([c, -sw], [a, bb]) * jnp.exp(sw * jnp.log(w))
+          * _hyp2f1_series(c - a, c - bb, 1.0 + sw, w, terms))
+    connected = t1 + t2
+    slow = _hyp2f1_series(a, bb, c, jnp.where(low | (z >= 1), 0.5, z), 40 * terms)
+    high = jnp.where(integral, slow, connected)
+    out = scale * jnp.where(low, direct, high)
+    gauss = jnp.where(s > 0, _gamma_ratio([c, jnp.where(s > 0, s, 1.0)], [c - a, c - bb]),
+                      _const(x, np.inf))
+    out = jnp.where(x == 1, gauss, out)
+    return jnp.where(x > 1, _const(x, np.nan), out)
 
 
 # ---- Bessel functions -------------------------------------------------------------------------
