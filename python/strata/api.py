@@ -307,8 +307,10 @@ class ShapeDtypeStruct:
 
 
 def _aval(x):
-    if isinstance(x, (_core.Array, ShapeDtypeStruct)) or hasattr(x, "shape"):
+    if isinstance(x, (_core.Array, ShapeDtypeStruct)):
         return (tuple(x.shape), x.dtype, bool(getattr(x, "weak_type", False)))
+    if hasattr(x, "shape"):  # numpy data: canonicalized silently, as jnp.asarray would
+        return (tuple(x.shape), _core.canonicalize_dtype(x.dtype), False)
     a = jnp.asarray(x)
     return (a.shape, a.dtype, a.weak_type)
 

@@ -3,6 +3,7 @@
 import contextlib
 
 import numpy as np
+import pytest
 
 
 def numerical_grad(f, x, eps=1e-6):
@@ -26,3 +27,10 @@ def x64_mode(on=True):
         yield
     finally:
         strata.config.update("jax_enable_x64", saved)
+
+
+@pytest.fixture
+def x64_on():
+    """64-bit mode for one test (for float64 oracles such as finite differences)."""
+    with x64_mode(True):
+        yield
