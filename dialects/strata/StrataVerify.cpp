@@ -85,8 +85,9 @@ LogicalResult checkTensorType(Operation *op, Type type, const Twine &what) {
   if (!tensor)
     return op->emitOpError() << what << " must be a ranked tensor, got " << type;
   if (!toDType(tensor.getElementType()))
-    return op->emitOpError() << what << " has unsupported element type " << tensor.getElementType()
-                             << " (expected i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64)";
+    return op->emitOpError()
+           << what << " has unsupported element type " << tensor.getElementType()
+           << " (expected i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64)";
   return success();
 }
 

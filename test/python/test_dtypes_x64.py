@@ -162,6 +162,32 @@ def test_jit_and_grad_arguments_canonicalize(x64):
     assert i.dtype == (np.int64 if x64 else np.int32)
 
 
+def test_jit_retraces_when_x64_changes():
+    # The trace depends on the mode (jnp.zeros' default dtype), so the cache key includes it.
+    f = strata.jit(lambda x: x + jnp.zeros(2))
+    a = np.ones(2, np.float32)
+    assert f(a).dtype == np.float32
+    with x64_mode(True):
+        assert f(a).dtype == np.float64
+    assert f(a).dtype == np.float32
+
+
+def test_traced_full_and_like_are_weak():
+    h = jnp.zeros(2, jnp.float16)
+    seen = []
+
+    def g(x):
+        y = jnp.full((2,), 3.0)
+        seen.append((y.weak_type, jnp.zeros_like(x).weak_type))
+        return x + y
+
+    assert strata.jit(g)(h).dtype == np.float16
+    assert seen == [(True, False)]
+    out = strata.vmap(lambda x: x + jnp.full_like(x, 2))(jnp.ones((3, 2), jnp.int16))
+    assert out.dtype == np.int16
+    np.testing.assert_array_equal(np.asarray(out), np.full((3, 2), 3))
+
+
 def test_x64_on_keeps_float64_precision():
     with x64_mode(True):
         x = jnp.asarray(np.array([1.0 + 1e-12]))
