@@ -49,6 +49,7 @@ int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int3
 uint8, uint16, uint32, uint64 = (_scalar_type(n, n)
                                  for n in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
+dtype = _np.dtype  # jnp.dtype is numpy's, as in JAX
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
 
