@@ -74,6 +74,18 @@ bool contains_array(py::handle obj) {
   return false;
 }
 
+// Whether a (nested) list or tuple holds only Python bools, ints and floats.
+bool python_numbers_only(py::handle obj) {
+  if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    for (py::handle h : obj)
+      if (!python_numbers_only(h))
+        return false;
+    return true;
+  }
+  PyObject *p = obj.ptr();
+  return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p);
+}
+
 std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
 
 // The message for a traced value used where Python needs a concrete one.
@@ -306,15 +318,18 @@ Array to_array(py::handle obj, const Array *like) {
     }
     py::array a = np.attr("asarray")(obj);
     std::string kind = py::str(a.dtype().attr("kind"));
-    // Python numbers in lists get JAX's default types, as jnp.asarray gives.
-    if (kind == "f") {
-      a = a.attr("astype")(numpy_dtype(default_float_dtype()));
-    } else if (kind == "i" || kind == "u") {
-      DType t = default_int_dtype();
-      if (a.size() > 0)
-        for (const char *end : {"min", "max"})
-          check_int_fits(a.attr(end)(), t);
-      a = a.attr("astype")(numpy_dtype(t));
+    // Python numbers in lists get JAX's default types, as jnp.asarray gives; lists holding
+    // numpy scalars keep numpy's dtype (canonicalized below).
+    if (python_numbers_only(obj)) {
+      if (kind == "f") {
+        a = a.attr("astype")(numpy_dtype(default_float_dtype()));
+      } else if (kind == "i" || kind == "u" || kind == "O") { // O: ints past 64 bits
+        DType t = default_int_dtype();
+        if (a.size() > 0)
+          for (const char *end : {"min", "max"})
+            check_int_fits(a.attr(end)(), t);
+        a = a.attr("astype")(numpy_dtype(t));
+      }
     }
     return from_numpy(a);
   }

@@ -130,6 +130,14 @@ def test_explicit_64bit_requests_with_x64_on():
         assert jnp.asarray(np.ones(2, np.float32)).astype(np.float64).dtype == np.float64
 
 
+def test_lists_of_numpy_scalars_keep_their_dtype(x64):
+    assert jnp.asarray([np.int8(1), np.int8(2)]).dtype == np.int8
+    assert jnp.asarray([np.uint32(1), np.uint32(5)]).dtype == np.uint32
+    assert jnp.asarray([np.float16(1.5)]).dtype == np.float16
+    assert jnp.asarray([np.float64(1.5)]).dtype == (np.float64 if x64 else np.float32)
+    assert jnp.asarray([[1, 2], [3, 4]]).dtype == (np.int64 if x64 else np.int32)
+
+
 def test_python_types_as_dtypes(x64):
     assert jnp.zeros(2, dtype=float).dtype == (np.float64 if x64 else np.float32)
     assert jnp.zeros(2, dtype=int).dtype == (np.int64 if x64 else np.int32)
@@ -346,6 +354,7 @@ def test_full_and_like_weak_types(x64):
     (lambda: jnp.array(70000, dtype=jnp.uint16), 70000, "uint16"),
     (lambda: jnp.array([1, 2 ** 31]), 2 ** 31, "int32"),
     (lambda: jnp.full((2,), 2 ** 40), 2 ** 40, "int32"),
+    (lambda: jnp.asarray([[1], [2 ** 70]]), 2 ** 70, "int32"),
 ])
 def test_python_int_overflow(make, value, dtype):
     with pytest.raises(OverflowError, match=f"Python int {value} too large to convert to "
