@@ -89,8 +89,21 @@ void init_numpy(py::module_ &root) {
   m.def(
       "promote_types",
       [](py::handle a, py::handle b) {
-        // JAX's promote_types does not canonicalize: promote_types(u32, i64) is i64 either way.
-        return numpy_dtype(promote_types(dtype_from_py(a, false), dtype_from_py(b, false)));
+        // As JAX: not canonicalized (promote_types(u32, i64) is i64 either way), and the Python
+        // types int and float are weak (promote_types(uint8, int) is uint8); a weak result is
+        // numpy's dtype of the Python type (int64, float64).
+        auto typed = [](py::handle t) {
+          bool weak = t.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type) ||
+                      t.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type);
+          return TypedDType{dtype_from_py(t, false), weak};
+        };
+        TypedDType ta = typed(a), tb = typed(b);
+        if (!ta.weak && !tb.weak)
+          return numpy_dtype(promote_types(ta.dtype, tb.dtype));
+        TypedDType r = promote_types(ta, tb);
+        if (r.weak)
+          return numpy_dtype(is_floating(r.dtype) ? DType::Float64 : DType::Int64);
+        return numpy_dtype(r.dtype);
       },
       arg("a"), arg("b"));
 

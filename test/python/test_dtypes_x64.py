@@ -253,6 +253,18 @@ def test_promote_types_table(a, x64):
         assert got == (np.float64 if want == "f*" else dt(want)), (a, b, got)
 
 
+def test_promote_types_with_python_types(x64):
+    # JAX's docstring: Python types are weak and do not widen; a weak result is numpy's int64
+    # or float64 (promote_types does not canonicalize).
+    assert jnp.promote_types("uint8", int) == np.uint8
+    assert jnp.promote_types("float16", float) == np.float16
+    assert jnp.promote_types(jnp.bfloat16, int) == jnp.bfloat16
+    assert jnp.promote_types(int, float) == np.float64
+    assert jnp.promote_types(int, int) == np.int64
+    assert jnp.promote_types(bool, int) == np.int64
+    assert jnp.promote_types("int8", float) == np.float64
+
+
 def _array(name):
     return jnp.zeros((2,), dt(name))
 
