@@ -183,7 +183,7 @@ Array Array::weak_scalar(double value, DType dtype) {
   return a;
 }
 Array Array::weak_scalar_int(int64_t value) {
-  if (value >= INT32_MIN && value <= INT32_MAX) {
+  if (!x64_enabled() && value >= INT32_MIN && value <= INT32_MAX) {
     int32_t v = static_cast<int32_t>(value);
     return from_data(&v, {}, DType::Int32).with_weak_type(true);
   }

@@ -2,6 +2,7 @@
 #include "strata/dtype.h"
 
 #include <array>
+#include <atomic>
 #include <bit>
 
 #include "strata/error.h"
@@ -16,10 +17,13 @@ struct Info {
 constexpr std::array<Info, kNumDTypes> kInfo = {{
     {DType::Bool, 1, "bool", "bool"},
     {DType::Int8, 1, "i8", "int8"},
+    {DType::Int16, 2, "i16", "int16"},
     {DType::Int32, 4, "i32", "int32"},
     {DType::Int64, 8, "i64", "int64"},
     {DType::UInt8, 1, "u8", "uint8"},
+    {DType::UInt16, 2, "u16", "uint16"},
     {DType::UInt32, 4, "u32", "uint32"},
+    {DType::UInt64, 8, "u64", "uint64"},
     {DType::Float16, 2, "f16", "float16"},
     {DType::BFloat16, 2, "bf16", "bfloat16"},
     {DType::Float32, 4, "f32", "float32"},
@@ -45,17 +49,41 @@ bool is_floating(DType t) {
          t == DType::Float64;
 }
 bool is_signed_integer(DType t) {
-  return t == DType::Int8 || t == DType::Int32 || t == DType::Int64;
+  return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
 }
-bool is_unsigned_integer(DType t) { return t == DType::UInt8 || t == DType::UInt32; }
+bool is_unsigned_integer(DType t) {
+  return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
+
+// ---- 64-bit mode ----------------------------------------------------------------------------
+namespace {
+std::atomic<bool> g_x64{false};
+}
+void set_enable_x64(bool enabled) { g_x64.store(enabled, std::memory_order_relaxed); }
+bool x64_enabled() { return g_x64.load(std::memory_order_relaxed); }
+DType canonicalize_dtype(DType t) {
+  if (x64_enabled())
+    return t;
+  switch (t) {
+  case DType::Int64: return DType::Int32;
+  case DType::UInt64: return DType::UInt32;
+  case DType::Float64: return DType::Float32;
+  default: return t;
+  }
+}
+DType default_int_dtype() { return x64_enabled() ? DType::Int64 : DType::Int32; }
+DType default_uint_dtype() { return x64_enabled() ? DType::UInt64 : DType::UInt32; }
+DType default_float_dtype() { return x64_enabled() ? DType::Float64 : DType::Float32; }
 bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_integer(t); }
 
 // ---- The promotion lattice ------------------------------------------------------------------
-// Nodes are JAX's lattice, including the widths Strata lacks (i16, u16, u64) so that joins are
-// the true least upper bounds; results Strata cannot represent move up to the next type it has.
+// JAX's lattice (jax/_src/dtypes.py, _type_promotion_lattice, without complex and sub-byte
+// types). With 64-bit mode off JAX replaces the one edge that forms a 64-bit type from 32-bit
+// inputs, u32 -> i64, with u32 -> i32, so that u32 + i32 is i32; both lattices are kept.
 namespace {
 enum Node : int { B1, IW, FW, U8, U16, U32, U64, I8, I16, I32, I64, BF16, F16, F32, F64, kN };
-constexpr std::array<std::array<int, 2>, kN> kEdges = {{
+using Edges = std::array<std::array<int, 2>, kN>;
+constexpr Edges kEdges64 = {{
     /*B1*/ {IW, -1},
     /*IW*/ {U8, I8},
     /*FW*/ {BF16, F16},
@@ -72,18 +100,23 @@ constexpr std::array<std::array<int, 2>, kN> kEdges = {{
     /*F32*/ {F64, -1},
     /*F64*/ {-1, -1},
 }};
+constexpr Edges kEdges32 = [] {
+  Edges e = kEdges64;
+  e[U32] = {I32, U64};
+  return e;
+}();
 using Set = uint32_t;
 
 struct Lattice {
   std::array<Set, kN> upper{}; // reflexive-transitive closure of the edges
-  Lattice() {
+  explicit Lattice(const Edges &edges) {
     for (int n = 0; n < kN; ++n) {
       Set s = 1u << n, prev = 0;
       while (s != prev) {
         prev = s;
         for (int m = 0; m < kN; ++m)
           if (s & (1u << m))
-            for (int e : kEdges[m])
+            for (int e : edges[m])
               if (e >= 0)
                 s |= 1u << e;
       }
@@ -99,24 +132,21 @@ struct Lattice {
   }
 };
 const Lattice &lattice() {
-  static const Lattice l;
-  return l;
+  static const Lattice l64(kEdges64), l32(kEdges32);
+  return x64_enabled() ? l64 : l32;
 }
 
-int node_of(TypedDType t) {
-  if (t.weak) {
-    if (is_floating(t.dtype))
-      return FW;
-    if (is_integer(t.dtype))
-      return IW;
-  }
-  switch (t.dtype) {
+int node_of(DType t) {
+  switch (t) {
   case DType::Bool: return B1;
   case DType::Int8: return I8;
+  case DType::Int16: return I16;
   case DType::Int32: return I32;
   case DType::Int64: return I64;
   case DType::UInt8: return U8;
+  case DType::UInt16: return U16;
   case DType::UInt32: return U32;
+  case DType::UInt64: return U64;
   case DType::Float16: return F16;
   case DType::BFloat16: return BF16;
   case DType::Float32: return F32;
@@ -124,30 +154,42 @@ int node_of(TypedDType t) {
   }
   return F64;
 }
+int node_of(TypedDType t) {
+  if (t.weak && is_floating(t.dtype))
+    return FW;
+  if (t.weak && is_integer(t.dtype))
+    return IW;
+  return node_of(t.dtype);
+}
+constexpr std::array<DType, kN> kNodeDType = {
+    DType::Bool,   DType::Int32,  DType::Float32, DType::UInt8,    DType::UInt16,
+    DType::UInt32, DType::UInt64, DType::Int8,    DType::Int16,    DType::Int32,
+    DType::Int64,  DType::BFloat16, DType::Float16, DType::Float32, DType::Float64};
 } // namespace
 
 TypedDType promote_types(TypedDType a, TypedDType b) {
   if (a == b)
     return a;
+  if (a.dtype == b.dtype && !(a.weak && b.weak))
+    return {a.dtype, false};
+  if (a.weak && b.weak && !is_bool(a.dtype) && !is_bool(b.dtype)) {
+    // As JAX: two weak operands join their concrete types and the result stays weak.
+    DType t = promote_types(a.dtype, b.dtype);
+    return {t, true};
+  }
   int n = lattice().join(node_of(a), node_of(b));
   switch (n) {
-  case B1: return {DType::Bool, false};
-  // A weak result keeps the wider of the weak operands' concrete types (i32 by default).
-  case IW: return {a.weak && b.weak ? (itemsize(a.dtype) >= itemsize(b.dtype) ? a.dtype : b.dtype)
-                                    : (a.weak ? a.dtype : b.dtype), true};
-  case FW: return {kDefaultFloat, true};
-  case U8: return {DType::UInt8, false};
-  case U16: case U32: return {DType::UInt32, false};
-  case U64: case I64: return {DType::Int64, false};
-  case I8: return {DType::Int8, false};
-  case I16: case I32: return {DType::Int32, false};
-  case BF16: return {DType::BFloat16, false};
-  case F16: return {DType::Float16, false};
-  case F32: return {DType::Float32, false};
-  default: return {DType::Float64, false};
+  case IW: return {a.weak && is_integer(a.dtype) ? a.dtype : b.dtype, true};
+  case FW: return {default_float_dtype(), true};
+  default: return {kNodeDType[n], false};
   }
 }
 
-DType promote_types(DType a, DType b) { return promote_types({a, false}, {b, false}).dtype; }
+DType promote_types(DType a, DType b) {
+  if (a == b)
+    return a;
+  int n = lattice().join(node_of(a), node_of(b));
+  return n == FW ? DType::Float64 : kNodeDType[n]; // JAX: np.dtype(float), not canonicalized
+}
 
 } // namespace strata

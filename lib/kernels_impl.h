@@ -48,10 +48,13 @@ template <class T> inline constexpr bool is_float_v =
   switch (dtype) {                                                                             \
     STRATA_DISPATCH_CASE(::strata::DType::Bool, bool, T, __VA_ARGS__)                          \
     STRATA_DISPATCH_CASE(::strata::DType::Int8, int8_t, T, __VA_ARGS__)                        \
+    STRATA_DISPATCH_CASE(::strata::DType::Int16, int16_t, T, __VA_ARGS__)                      \
     STRATA_DISPATCH_CASE(::strata::DType::Int32, int32_t, T, __VA_ARGS__)                      \
     STRATA_DISPATCH_CASE(::strata::DType::Int64, int64_t, T, __VA_ARGS__)                      \
     STRATA_DISPATCH_CASE(::strata::DType::UInt8, uint8_t, T, __VA_ARGS__)                      \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt16, uint16_t, T, __VA_ARGS__)                    \
     STRATA_DISPATCH_CASE(::strata::DType::UInt32, uint32_t, T, __VA_ARGS__)                    \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt64, uint64_t, T, __VA_ARGS__)                    \
     STRATA_DISPATCH_CASE(::strata::DType::Float16, ::strata::f16_t, T, __VA_ARGS__)            \
     STRATA_DISPATCH_CASE(::strata::DType::BFloat16, ::strata::bf16_t, T, __VA_ARGS__)          \
     STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                      \

@@ -52,9 +52,10 @@ size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6
 
 CacheKey make_key(uint64_t fn_id, const std::string &static_key, const std::vector<Array> &args,
                   Device device) {
-  CacheKey k{fn_id, static_key, {}, device, 0};
+  // The trace depends on 64-bit mode (default dtypes, weak scalars), as JAX's cache key does.
+  CacheKey k{fn_id, x64_enabled() ? static_key + "\x1fx64" : static_key, {}, device, 0};
   k.signature.reserve(args.size());
-  size_t h = mix(std::hash<std::string>()(static_key), fn_id);
+  size_t h = mix(std::hash<std::string>()(k.static_key), fn_id);
   for (const Array &a : args) {
     k.signature.push_back(abstract_of(a));
     h = mix(h, static_cast<size_t>(a.dtype()) * 2 + a.weak_type());

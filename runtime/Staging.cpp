@@ -214,8 +214,7 @@ private:
 
   /// A small constant of a signless element type as a dense attribute, else null.
   mlir::DenseElementsAttr embeddable(const Array &x, mlir::RankedTensorType type) {
-    if (x.size() > kMaxEmbeddedElements || x.dtype() == DType::UInt8 ||
-        x.dtype() == DType::UInt32)
+    if (x.size() > kMaxEmbeddedElements || is_unsigned_integer(x.dtype()))
       return {};
     std::vector<uint8_t> bytes(static_cast<size_t>(x.nbytes()));
     x.copy_to(bytes.data());

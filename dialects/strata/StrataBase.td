@@ -19,7 +19,8 @@ def Strata_Dialect : Dialect {
     The staging level of `strata.jit` builds a `func.func` of `strata` ops; passes optimize
     and lower it. Every op applies one primitive of libstrata, and its verifier runs that
     primitive's shape rule, so the tracer and the IR agree on shapes and dtypes by
-    construction. Element types: i1 (bool), i8, i32, i64, ui8, ui32, f16, bf16, f32, f64.
+    construction. Element types: i1 (bool), i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16,
+    bf16, f32, f64.
   }];
   // Folders produce constants as `arith.constant` (see StrataCanonicalize.cpp).
   let dependentDialects = ["::mlir::arith::ArithDialect"];

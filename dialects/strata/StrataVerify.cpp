@@ -34,14 +34,20 @@ Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
     return IntegerType::get(ctx, 1);
   case DType::Int8:
     return IntegerType::get(ctx, 8);
+  case DType::Int16:
+    return IntegerType::get(ctx, 16);
   case DType::Int32:
     return IntegerType::get(ctx, 32);
   case DType::Int64:
     return IntegerType::get(ctx, 64);
   case DType::UInt8:
     return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case DType::UInt16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
   case DType::UInt32:
     return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case DType::UInt64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
   case DType::Float16:
     return Float16Type::get(ctx);
   case DType::BFloat16:
@@ -79,8 +85,9 @@ LogicalResult checkTensorType(Operation *op, Type type, const Twine &what) {
   if (!tensor)
     return op->emitOpError() << what << " must be a ranked tensor, got " << type;
   if (!toDType(tensor.getElementType()))
-    return op->emitOpError() << what << " has unsupported element type " << tensor.getElementType()
-                             << " (expected i1, i8, i32, i64, ui8, ui32, f16, bf16, f32 or f64)";
+    return op->emitOpError()
+           << what << " has unsupported element type " << tensor.getElementType()
+           << " (expected i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64)";
   return success();
 }
 

@@ -15,8 +15,8 @@
 
 namespace mlir::strata {
 
-/// Whether `type` is an element type Strata has a dtype for (i1, i8, i32, i64, ui8, ui32, f16,
-/// bf16, f32, f64).
+/// Whether `type` is an element type Strata has a dtype for (i1, i8, i16, i32, i64, ui8, ui16,
+/// ui32, ui64, f16, bf16, f32, f64).
 bool isStrataElementType(Type type);
 
 /// Whether the shape rule of `op`'s primitive can run on `op` as it is: `op` is a strata op,
@@ -34,7 +34,8 @@ FailureOr<SmallVector<RankedTensorType>> inferPrimitiveResultTypes(Operation *op
 /// type, and each static dimension of `have` equal to `want`'s (dynamic ones match anything).
 bool isCompatibleResultType(RankedTensorType have, RankedTensorType want);
 
-/// The builtin element type of a dtype (i1, i8, i32, i64, ui8, ui32, f16, bf16, f32, f64).
+/// The builtin element type of a dtype (i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16,
+/// f32, f64).
 Type toElementType(MLIRContext *ctx, ::strata::DType dtype);
 
 /// The dtype of a builtin element type, or nothing when Strata has none for it.

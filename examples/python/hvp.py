@@ -25,7 +25,7 @@ def hvp(fun, x, v):
 def run(n=16, seed=0, jit=False, verbose=True):
     """(H v, hessian(f)(x) @ v, hessian(f)(x)) at a random x, v; with jit the hvp is compiled."""
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal(n)  # float64: Strata has it natively
+    x = rng.standard_normal(n)  # float64 in 64-bit mode (main turns it on), else float32
     v = rng.standard_normal(n)
     fn = (lambda x, v: hvp(f, x, v))
     hv = np.asarray((strata.jit(fn) if jit else fn)(x, v))
@@ -45,6 +45,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=16)
     ap.add_argument("--jit", action="store_true", help="compile the hvp with strata.jit")
     a = ap.parse_args(argv)
+    strata.config.update("jax_enable_x64", True)  # the check compares at float64 precision
     return run(a.n, jit=a.jit)
 
 

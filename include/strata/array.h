@@ -53,10 +53,13 @@ STRATA_EXPORT bf16_t to_bf16(float v); // round to nearest even
 template <class T> struct dtype_of;
 template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::Int8; };
+template <> struct dtype_of<int16_t> { static constexpr DType value = DType::Int16; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
 template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
+template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::UInt16; };
 template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::UInt32; };
+template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::UInt64; };
 template <> struct dtype_of<f16_t> { static constexpr DType value = DType::Float16; };
 template <> struct dtype_of<bf16_t> { static constexpr DType value = DType::BFloat16; };
 template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
@@ -102,9 +105,10 @@ public:
     return from_vector(v, Shape{static_cast<int64_t>(v.size())});
   }
   /// A weakly typed scalar (as a Python literal is in JAX): it takes the other operand's type.
-  /// `dtype` (f32 by default, as a Python float in JAX) is where the value is stored; the
+  /// `dtype` (the default float, as a Python float in JAX) is where the value is stored; the
   /// operators store in the other operand's float type so `f64_array * 0.1` is exact.
-  static Array weak_scalar(double value, DType dtype = DType::Float32);
+  static Array weak_scalar(double value, DType dtype = default_float_dtype());
+  /// A weak integer: i32 (i64 in 64-bit mode, or when the value does not fit i32).
   static Array weak_scalar_int(int64_t value);
 
   bool valid() const { return impl_ != nullptr; }

@@ -21,21 +21,23 @@ struct Axes {
 };
 
 // ---- Creation -----------------------------------------------------------------------------
-STRATA_EXPORT Array zeros(const Shape &shape, DType dtype = DType::Float32);
-STRATA_EXPORT Array ones(const Shape &shape, DType dtype = DType::Float32);
-STRATA_EXPORT Array full(const Shape &shape, double value, DType dtype = DType::Float32);
+// Default dtypes follow 64-bit mode (f32/i32, or f64/i64 with set_enable_x64(true)).
+STRATA_EXPORT Array zeros(const Shape &shape, DType dtype = default_float_dtype());
+STRATA_EXPORT Array ones(const Shape &shape, DType dtype = default_float_dtype());
+STRATA_EXPORT Array full(const Shape &shape, double value, DType dtype = default_float_dtype());
 STRATA_EXPORT Array full(const Shape &shape, const Array &value); // broadcasts a scalar array
 STRATA_EXPORT Array zeros_like(const Array &x);
 STRATA_EXPORT Array ones_like(const Array &x);
 STRATA_EXPORT Array full_like(const Array &x, double value);
-/// [start, stop) with step; the dtype defaults to i32 (all arguments integral) or f32.
+/// [start, stop) with step; the dtype defaults to the default int (all arguments integral) or
+/// the default float.
 STRATA_EXPORT Array arange(double start, double stop, double step = 1.0,
                            std::optional<DType> dtype = std::nullopt);
-STRATA_EXPORT Array arange(int64_t stop, DType dtype = DType::Int32);
+STRATA_EXPORT Array arange(int64_t stop, DType dtype = default_int_dtype());
 STRATA_EXPORT Array linspace(double start, double stop, int64_t num = 50, bool endpoint = true,
-                             DType dtype = DType::Float32);
+                             DType dtype = default_float_dtype());
 STRATA_EXPORT Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
-                        DType dtype = DType::Float32);
+                        DType dtype = default_float_dtype());
 /// Converts to dtype (numpy's astype).
 STRATA_EXPORT Array astype(const Array &x, DType dtype);
 /// The promoted type of the operands (weak scalars do not widen arrays).

@@ -46,7 +46,7 @@ Array arange(double start, double stop, double step, std::optional<DType> dtype)
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
     fail("arange", "arguments must be finite, got start=", start, " stop=", stop, " step=", step);
   bool all_integral = integral(start) && integral(stop) && integral(step);
-  DType dt = dtype.value_or(all_integral ? kDefaultInt : kDefaultFloat);
+  DType dt = dtype.value_or(all_integral ? default_int_dtype() : default_float_dtype());
   int64_t n = static_cast<int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
   if (n == 0)
     return constant(0.0, {dt, false}, {0});

@@ -20,14 +20,18 @@ inline Array convert(const Array &x, TypedDType t) {
   return lax::convert_element_type(x, t.dtype, t.weak);
 }
 
-/// The inexact type an op computes in: floats stay, bools and integers go to the default float
-/// (keeping a weak flag, as JAX's promote_args_inexact does).
+/// The inexact type an op computes in: floats stay, bools and integers go to f32, 64-bit
+/// integers to f64 (canonicalized), keeping a weak flag, as JAX's promote_args_inexact does.
 inline TypedDType to_inexact(TypedDType t) {
-  return is_floating(t.dtype) ? t : TypedDType{kDefaultFloat, t.weak};
+  if (is_floating(t.dtype))
+    return t;
+  if (t.weak)
+    return {default_float_dtype(), true};
+  return {itemsize(t.dtype) == 8 ? canonicalize_dtype(DType::Float64) : DType::Float32, false};
 }
-/// Bools become the default int (JAX's promote_args_numeric); other types stay.
+/// Bools become i32 (JAX's promote_args_numeric); other types stay.
 inline TypedDType to_numeric(TypedDType t) {
-  return is_bool(t.dtype) ? TypedDType{kDefaultInt, t.weak} : t;
+  return is_bool(t.dtype) ? TypedDType{DType::Int32, t.weak} : t;
 }
 
 /// Maps a possibly negative axis into [0, ndim); throws `[op] axis 3 is out of bounds ...`.

@@ -259,11 +259,20 @@ Array randint(const Array &key, const Shape &shape, int64_t minval, int64_t maxv
   case DType::UInt8:
     dmin = 0, dmax = UINT8_MAX;
     break;
+  case DType::Int16:
+    dmin = INT16_MIN, dmax = INT16_MAX;
+    break;
+  case DType::UInt16:
+    dmin = 0, dmax = UINT16_MAX;
+    break;
   case DType::Int32:
     dmin = INT32_MIN, dmax = INT32_MAX;
     break;
   case DType::UInt32:
     dmin = 0, dmax = UINT32_MAX;
+    break;
+  case DType::UInt64: // the bounds are int64, so the draws stay below 2^63
+    dmin = 0, dmax = INT64_MAX;
     break;
   default:
     dmin = INT64_MIN, dmax = INT64_MAX;
@@ -276,7 +285,7 @@ Array randint(const Array &key, const Shape &shape, int64_t minval, int64_t maxv
   Array k1 = key_row(keys, 0), k2 = key_row(keys, 1);
   Array lo_arr = fill(lax::convert_element_type(Array(lo), dtype), {n});
 
-  if (dtype == DType::Int64) {
+  if (dtype == DType::Int64 || dtype == DType::UInt64) {
     // offset = floor(b * span / 2^64) for a 64-bit draw b, from 32-bit halves; every step is
     // a multiply, add, mask or logical shift, which act on i64 bits as on u64.
     const uint64_t span = hi > lo ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 1;
@@ -292,14 +301,15 @@ Array randint(const Array &key, const Shape &shape, int64_t minval, int64_t maxv
     Array off = lax::add(
         lax::add(hh, lax::shift_right_logical(lh, c(32))),
         lax::add(lax::shift_right_logical(hl, c(32)), lax::shift_right_logical(mid, c(32))));
-    return lax::reshape(lax::add(lo_arr, off), shape);
+    Array lo64 = fill(Array(lo), {n});
+    return lax::reshape(lax::convert_element_type(lax::add(lo64, off), dtype), shape);
   }
 
   // JAX's method: two draws of the dtype's width combined modulo the span, in the unsigned type
   // of that width. Remainders by 0 return the dividend (XLA), which makes a span of 2^nbits
   // (stored as 0) come out right.
   const int nbits = static_cast<int>(itemsize(dtype)) * 8;
-  const DType utype = nbits == 8 ? DType::UInt8 : DType::UInt32;
+  const DType utype = nbits == 8 ? DType::UInt8 : nbits == 16 ? DType::UInt16 : DType::UInt32;
   const uint64_t mask = (uint64_t{1} << nbits) - 1;
   uint64_t span = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) & mask;
   if (hi <= lo)

@@ -19,18 +19,14 @@ using namespace ops_detail;
 
 namespace {
 
-/// The accumulation type of sum/prod (jnp's promote_integers): bool and narrow integers widen
-/// to the default int (unsigned to u32).
+/// The accumulation type of sum/prod (jnp's promote_integers): bool and integers narrower than
+/// the default int widen to it (unsigned ones to the default unsigned type).
 DType accumulate_type(DType t) {
-  switch (t) {
-  case DType::Bool:
-  case DType::Int8:
-    return kDefaultInt;
-  case DType::UInt8:
-    return DType::UInt32;
-  default:
-    return t;
-  }
+  if (is_bool(t) || (is_signed_integer(t) && itemsize(t) < itemsize(default_int_dtype())))
+    return default_int_dtype();
+  if (is_unsigned_integer(t) && itemsize(t) < itemsize(default_uint_dtype()))
+    return default_uint_dtype();
+  return t;
 }
 
 /// 16-bit floats are reduced in f32 and rounded once at the end.

@@ -166,6 +166,8 @@ int64_t int_max(DType t) {
   switch (t) {
   case DType::Int8: return std::numeric_limits<int8_t>::max();
   case DType::UInt8: return std::numeric_limits<uint8_t>::max();
+  case DType::Int16: return std::numeric_limits<int16_t>::max();
+  case DType::UInt16: return std::numeric_limits<uint16_t>::max();
   case DType::Int32: return std::numeric_limits<int32_t>::max();
   case DType::UInt32: return std::numeric_limits<uint32_t>::max();
   default: return std::numeric_limits<int64_t>::max();

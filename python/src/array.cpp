@@ -18,9 +18,50 @@ Array from_numpy(py::handle obj) {
   py::array a = numpy_module().attr("asarray")(obj);
   if (!(a.flags() & py::array::c_style))
     a = numpy_module().attr("ascontiguousarray")(a);
-  DType t = dtype_from_py(a.dtype());
+  DType t = dtype_from_py(a.dtype(), /*canonicalize=*/false);
+  // JAX's input boundary: with 64-bit mode off, 64-bit numpy data become 32-bit (silently).
+  DType c = canonicalize_dtype(t);
+  if (c != t) {
+    a = a.attr("astype")(numpy_dtype(c));
+    t = c;
+  }
   Shape shape(a.shape(), a.shape() + a.ndim());
   return Array::from_data(a.data(), shape, t);
+}
+
+// Whether Python int `value` lies in integer dtype t's range.
+bool int_fits(py::handle value, DType t) {
+  py::object info = numpy_module().attr("iinfo")(numpy_dtype(t));
+  auto cmp = [&](const char *bound, int op) {
+    int r = PyObject_RichCompareBool(value.ptr(), info.attr(bound).ptr(), op);
+    if (r < 0)
+      throw py::error_already_set();
+    return r == 1;
+  };
+  return cmp("min", Py_GE) && cmp("max", Py_LE);
+}
+
+// JAX's error for a Python int that does not fit the integer dtype it is converted to.
+void check_int_fits(py::handle value, DType t) {
+  if (!int_fits(value, t))
+    throw std::overflow_error("Python int " + std::string(py::str(value)) +
+                              " too large to convert to " + std::string(dtype_name(t)));
+}
+
+// A Python int as a rank-0 array of integer dtype t (checked against t's range).
+Array int_scalar(py::handle value, DType t, bool weak) {
+  check_int_fits(value, t);
+  // Stored bytes directly (no convert op, so the value stays concrete under a trace); the
+  // value fits, so the low bytes of its two's complement are the element.
+  uint64_t bits = t == DType::UInt64
+                      ? static_cast<uint64_t>(PyLong_AsUnsignedLongLong(value.ptr()))
+                      : static_cast<uint64_t>(PyLong_AsLongLong(value.ptr()));
+  if (PyErr_Occurred())
+    throw py::error_already_set();
+  uint8_t bytes[8];
+  for (size_t i = 0; i < 8; ++i) // little-endian hosts only, as the rest of Strata
+    bytes[i] = static_cast<uint8_t>(bits >> (8 * i));
+  return Array::from_data(bytes, {}, t).with_weak_type(weak);
 }
 
 bool contains_array(py::handle obj) {
@@ -31,6 +72,18 @@ bool contains_array(py::handle obj) {
       if (contains_array(h))
         return true;
   return false;
+}
+
+// Whether a (nested) list or tuple holds only Python bools, ints and floats.
+bool python_numbers_only(py::handle obj) {
+  if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    for (py::handle h : obj)
+      if (!python_numbers_only(h))
+        return false;
+    return true;
+  }
+  PyObject *p = obj.ptr();
+  return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p);
 }
 
 std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
@@ -142,6 +195,8 @@ py::object item_of(const Array &x) {
                           x.type_str());
   if (x.dtype() == DType::Bool)
     return py::bool_(x.item<bool>());
+  if (x.dtype() == DType::UInt64) // the int64 bits, read back as unsigned
+    return py::int_(static_cast<uint64_t>(x.item<int64_t>()));
   if (is_integer(x.dtype()))
     return py::int_(x.item<int64_t>());
   return py::float_(x.item<double>());
@@ -174,13 +229,31 @@ py::object numpy_dtype(DType t) {
   return *slot;
 }
 
-DType dtype_from_py(py::handle obj) {
+namespace {
+// JAX's treatment of an explicitly requested 64-bit dtype with 64-bit mode off: a UserWarning,
+// then the 32-bit type.
+DType canonicalize_requested(DType t) {
+  DType c = canonicalize_dtype(t);
+  if (c != t) {
+    std::string msg = "Explicitly requested dtype " + std::string(dtype_name(t)) +
+                      " is not available, and will be truncated to dtype " +
+                      std::string(dtype_name(c)) +
+                      ". To enable more dtypes, set the jax_enable_x64 configuration option "
+                      "(strata.config.update(\"jax_enable_x64\", True)) or the "
+                      "JAX_ENABLE_X64 shell environment variable.";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0)
+      throw py::error_already_set();
+  }
+  return c;
+}
+
+DType parse_dtype(py::handle obj) {
   if (g_bfloat16 && obj.is(*g_bfloat16))
     return DType::BFloat16;
   if (obj.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
-    return kDefaultFloat;
+    return default_float_dtype();
   if (obj.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))
-    return kDefaultInt;
+    return default_int_dtype();
   if (obj.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
     return DType::Bool;
   std::string name;
@@ -201,9 +274,15 @@ DType dtype_from_py(py::handle obj) {
     return dtype_from_name(name);
   } catch (const Error &) {
     throw py::type_error("[dtype] strata has no dtype " + name +
-                         " (it has bool, int8, int32, int64, uint8, uint32, float16, "
-                         "bfloat16, float32, float64)");
+                         " (it has bool, int8, int16, int32, int64, uint8, uint16, uint32, "
+                         "uint64, float16, bfloat16, float32, float64)");
   }
+}
+} // namespace
+
+DType dtype_from_py(py::handle obj, bool canonicalize) {
+  DType t = parse_dtype(obj);
+  return canonicalize ? canonicalize_requested(t) : t;
 }
 
 std::optional<DType> optional_dtype(py::handle obj) {
@@ -218,14 +297,8 @@ Array to_array(py::handle obj, const Array *like) {
   PyObject *p = obj.ptr();
   if (PyBool_Check(p))
     return Array(p == Py_True);
-  if (PyLong_Check(p)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    if (overflow)
-      throw py::value_error("[asarray] Python int " + std::string(py::str(obj)) +
-                            " is too large for int64");
-    return Array::weak_scalar_int(v);
-  }
+  if (PyLong_Check(p)) // weak, of the default int type (as JAX: OverflowError past its range)
+    return int_scalar(obj, default_int_dtype(), /*weak=*/true);
   // np.float64 subclasses Python's float, but it is a typed (not weak) float64 scalar.
   if (PyFloat_CheckExact(p)) {
     double v = PyFloat_AS_DOUBLE(p);
@@ -245,11 +318,19 @@ Array to_array(py::handle obj, const Array *like) {
     }
     py::array a = np.attr("asarray")(obj);
     std::string kind = py::str(a.dtype().attr("kind"));
-    // Python numbers in lists get JAX's default types, as jnp.asarray gives.
-    if (kind == "f")
-      a = a.attr("astype")("float32");
-    else if (kind == "i")
-      a = a.attr("astype")("int32");
+    // Python numbers in lists get JAX's default types, as jnp.asarray gives; lists holding
+    // numpy scalars keep numpy's dtype (canonicalized below).
+    if (python_numbers_only(obj)) {
+      if (kind == "f") {
+        a = a.attr("astype")(numpy_dtype(default_float_dtype()));
+      } else if (kind == "i" || kind == "u" || kind == "O") { // O: ints past 64 bits
+        DType t = default_int_dtype();
+        if (a.size() > 0)
+          for (const char *end : {"min", "max"})
+            check_int_fits(a.attr(end)(), t);
+        a = a.attr("astype")(numpy_dtype(t));
+      }
+    }
     return from_numpy(a);
   }
   if (py::hasattr(obj, "__array__"))
@@ -259,6 +340,9 @@ Array to_array(py::handle obj, const Array *like) {
 }
 
 Array asarray(py::handle obj, std::optional<DType> dtype) {
+  // A Python int converts straight to an integer dtype (jnp.int8(300) is an OverflowError).
+  if (dtype && is_integer(*dtype) && PyLong_Check(obj.ptr()) && !PyBool_Check(obj.ptr()))
+    return int_scalar(obj, *dtype, /*weak=*/false);
   Array a = to_array(obj);
   if (dtype && (a.dtype() != *dtype || a.weak_type()))
     return astype(a, *dtype);
@@ -307,6 +391,14 @@ std::vector<Array> to_array_list(py::handle seq) {
 
 void init_array(py::module_ &m) {
   m.def("_set_bfloat16", &set_bfloat16_object, "Registers the object that stands for bfloat16.");
+  m.def("_set_enable_x64", &set_enable_x64, py::arg("enabled"),
+        "Turns 64-bit mode on or off (strata.config's jax_enable_x64 hook).");
+  m.def("_x64_enabled", &x64_enabled, "Whether 64-bit mode is on.");
+  m.def(
+      "canonicalize_dtype",
+      [](py::handle dtype) { return numpy_dtype(canonicalize_dtype(dtype_from_py(dtype, false))); },
+      py::arg("dtype"),
+      "JAX's dtypes.canonicalize_dtype: the 32-bit type of a 64-bit one unless 64-bit mode is on.");
   py::class_<Array> cls(m, "Array", "An immutable n-dimensional strata array (or a traced "
                                     "value inside a transform).");
   cls.def_property_readonly("shape", [](const Array &x) { return shape_tuple(x.shape()); })

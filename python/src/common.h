@@ -21,16 +21,20 @@ namespace strata::python {
 /// The numpy dtype object for `t` (bfloat16: ml_dtypes' dtype when importable, else the
 /// `strata.bfloat16` stand-in registered by the package).
 py::object numpy_dtype(DType t);
-/// Parses a dtype-like: np.dtype, numpy scalar type, Python type (float -> f32, int -> i32,
-/// bool), a name ("float32", "f32", "bfloat16") or the bfloat16 stand-in.
-DType dtype_from_py(py::handle obj);
+/// Parses a dtype-like: np.dtype, numpy scalar type, Python type (float and int -> the default
+/// float and int, f32/i32 or f64/i64 in 64-bit mode), a name ("float32", "f32", "bfloat16") or
+/// the bfloat16 stand-in. An explicit 64-bit request with 64-bit mode off gives the 32-bit type
+/// and a UserWarning, as in JAX, unless `canonicalize` is false.
+DType dtype_from_py(py::handle obj, bool canonicalize = true);
 /// Registers the object that stands for bfloat16 (strata/_dtypes.py).
 void set_bfloat16_object(py::object obj);
 
 /// A value as an Array: Arrays pass through; Python scalars become weakly typed (a float is
-/// stored in `like`'s float type when `like` is floating, as in `f64_array * 0.1`); numpy
-/// arrays and scalars are copied with their dtype; lists and tuples go through numpy with JAX's
-/// default types (f32, i32) unless they hold Arrays, which are stacked.
+/// stored in `like`'s float type when `like` is floating, as in `f64_array * 0.1`; an int
+/// outside the default int's range is an OverflowError); numpy arrays and scalars are copied
+/// with their dtype, canonicalized (f64 -> f32, i64 -> i32, u64 -> u32 with 64-bit mode off);
+/// lists and tuples go through numpy with JAX's default types unless they hold Arrays, which
+/// are stacked.
 Array to_array(py::handle obj, const Array *like = nullptr);
 /// to_array with an optional dtype conversion (numpy's asarray).
 Array asarray(py::handle obj, std::optional<DType> dtype);

@@ -51,10 +51,13 @@ DLDataType dl_dtype(DType t) {
   switch (t) {
   case DType::Bool: return {kDLBool, 8, 1};
   case DType::Int8:
+  case DType::Int16:
   case DType::Int32:
   case DType::Int64: return {kDLInt, bits, 1};
   case DType::UInt8:
-  case DType::UInt32: return {kDLUInt, bits, 1};
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64: return {kDLUInt, bits, 1};
   case DType::BFloat16: return {kDLBfloat, 16, 1};
   default: return {kDLFloat, bits, 1};
   }
@@ -72,6 +75,8 @@ DType strata_dtype(DLDataType d) {
   case kDLInt:
     if (d.bits == 8)
       return DType::Int8;
+    if (d.bits == 16)
+      return DType::Int16;
     if (d.bits == 32)
       return DType::Int32;
     if (d.bits == 64)
@@ -80,8 +85,12 @@ DType strata_dtype(DLDataType d) {
   case kDLUInt:
     if (d.bits == 8)
       return DType::UInt8;
+    if (d.bits == 16)
+      return DType::UInt16;
     if (d.bits == 32)
       return DType::UInt32;
+    if (d.bits == 64)
+      return DType::UInt64;
     break;
   case kDLFloat:
     if (d.bits == 16)

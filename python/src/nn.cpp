@@ -29,7 +29,8 @@ void init_nn(py::module_ &root) {
   m.def(
       "one_hot",
       [](py::handle x, int64_t num_classes, py::handle dt) {
-        return nn::one_hot(to_array(x), num_classes, optional_dtype(dt).value_or(kDefaultFloat));
+        return nn::one_hot(to_array(x), num_classes,
+                           optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("x"), arg("num_classes"), arg("dtype") = none);
   m.def(

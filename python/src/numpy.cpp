@@ -12,45 +12,47 @@ void init_numpy(py::module_ &root) {
   // ---- Creation ---------------------------------------------------------------------------
   m.def(
       "zeros", [](py::handle shape, py::handle dt) {
-        return zeros(to_shape(shape), optional_dtype(dt).value_or(kDefaultFloat));
+        return zeros(to_shape(shape), optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("shape"), arg("dtype") = none);
   m.def(
       "ones", [](py::handle shape, py::handle dt) {
-        return ones(to_shape(shape), optional_dtype(dt).value_or(kDefaultFloat));
+        return ones(to_shape(shape), optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("shape"), arg("dtype") = none);
+  // JAX's lax.full / full_like: the result is weakly typed when no dtype is given and the fill
+  // value (full) or the template (full_like, zeros_like, ones_like) is weak.
   m.def(
       "full",
       [](py::handle shape, py::handle value, py::handle dt) {
-        Array v = to_array(value);
         std::optional<DType> t = optional_dtype(dt);
-        if (t)
-          v = astype(v, *t);
-        else if (v.weak_type())
-          v = astype(v, v.dtype()); // a Python scalar fill gives its default type
-        return full(to_shape(shape), v);
+        Array v = t ? asarray(value, t) : to_array(value);
+        return full(to_shape(shape), v).with_weak_type(!t && v.weak_type());
       },
       arg("shape"), arg("fill_value"), arg("dtype") = none);
   m.def(
       "zeros_like",
       [](py::handle x, py::handle dt) {
         Array a = to_array(x);
-        return zeros(a.shape(), optional_dtype(dt).value_or(a.dtype()));
+        std::optional<DType> t = optional_dtype(dt);
+        return zeros(a.shape(), t.value_or(a.dtype())).with_weak_type(!t && a.weak_type());
       },
       arg("a"), arg("dtype") = none);
   m.def(
       "ones_like",
       [](py::handle x, py::handle dt) {
         Array a = to_array(x);
-        return ones(a.shape(), optional_dtype(dt).value_or(a.dtype()));
+        std::optional<DType> t = optional_dtype(dt);
+        return ones(a.shape(), t.value_or(a.dtype())).with_weak_type(!t && a.weak_type());
       },
       arg("a"), arg("dtype") = none);
   m.def(
       "full_like",
-      [](py::handle x, double value, py::handle dt) {
+      [](py::handle x, py::handle value, py::handle dt) {
         Array a = to_array(x);
-        return full(a.shape(), value, optional_dtype(dt).value_or(a.dtype()));
+        std::optional<DType> t = optional_dtype(dt);
+        Array v = astype(to_array(value), t.value_or(a.dtype()));
+        return full(a.shape(), v).with_weak_type(!t && a.weak_type());
       },
       arg("a"), arg("fill_value"), arg("dtype") = none);
   m.def(
@@ -65,13 +67,14 @@ void init_numpy(py::module_ &root) {
   m.def(
       "linspace",
       [](double start, double stop, int64_t num, bool endpoint, py::handle dt) {
-        return linspace(start, stop, num, endpoint, optional_dtype(dt).value_or(kDefaultFloat));
+        return linspace(start, stop, num, endpoint,
+                        optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("start"), arg("stop"), arg("num") = 50, arg("endpoint") = true, arg("dtype") = none);
   m.def(
       "eye",
       [](int64_t n, std::optional<int64_t> mm, int64_t k, py::handle dt) {
-        return eye(n, mm, k, optional_dtype(dt).value_or(kDefaultFloat));
+        return eye(n, mm, k, optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("N"), arg("M") = none, arg("k") = 0, arg("dtype") = none);
   m.def(
@@ -86,7 +89,21 @@ void init_numpy(py::module_ &root) {
   m.def(
       "promote_types",
       [](py::handle a, py::handle b) {
-        return numpy_dtype(promote_types(dtype_from_py(a), dtype_from_py(b)));
+        // As JAX: not canonicalized (promote_types(u32, i64) is i64 either way), and the Python
+        // types int and float are weak (promote_types(uint8, int) is uint8); a weak result is
+        // numpy's dtype of the Python type (int64, float64).
+        auto typed = [](py::handle t) {
+          bool weak = t.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type) ||
+                      t.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type);
+          return TypedDType{dtype_from_py(t, false), weak};
+        };
+        TypedDType ta = typed(a), tb = typed(b);
+        if (!ta.weak && !tb.weak)
+          return numpy_dtype(promote_types(ta.dtype, tb.dtype));
+        TypedDType r = promote_types(ta, tb);
+        if (r.weak)
+          return numpy_dtype(is_floating(r.dtype) ? DType::Float64 : DType::Int64);
+        return numpy_dtype(r.dtype);
       },
       arg("a"), arg("b"));
 

@@ -24,7 +24,8 @@ void init_random(py::module_ &root) {
       "uniform",
       [=](py::handle key, py::handle shape, py::handle dt, double minval, double maxval) {
         return random::uniform(to_array(key), shape_of(shape),
-                               optional_dtype(dt).value_or(kDefaultFloat), minval, maxval);
+                               optional_dtype(dt).value_or(default_float_dtype()), minval,
+                               maxval);
       },
       arg("key"), arg("shape") = none, arg("dtype") = none, arg("minval") = 0.0,
       arg("maxval") = 1.0);
@@ -32,7 +33,7 @@ void init_random(py::module_ &root) {
       "normal",
       [=](py::handle key, py::handle shape, py::handle dt) {
         return random::normal(to_array(key), shape_of(shape),
-                              optional_dtype(dt).value_or(kDefaultFloat));
+                              optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("key"), arg("shape") = none, arg("dtype") = none);
   m.def(
@@ -45,7 +46,7 @@ void init_random(py::module_ &root) {
       "randint",
       [=](py::handle key, py::handle shape, int64_t minval, int64_t maxval, py::handle dt) {
         return random::randint(to_array(key), shape_of(shape), minval, maxval,
-                               optional_dtype(dt).value_or(kDefaultInt));
+                               optional_dtype(dt).value_or(default_int_dtype()));
       },
       arg("key"), arg("shape"), arg("minval"), arg("maxval"), arg("dtype") = none);
   m.def(

@@ -467,6 +467,8 @@ class ShapedArray:
 def _aval(x):
     if isinstance(x, (_core.Array, ShapeDtypeStruct, ShapedArray)):
         return (tuple(x.shape), x.dtype, bool(getattr(x, "weak_type", False)))
+    if hasattr(x, "shape"):  # numpy data: canonicalized silently, as jnp.asarray would
+        return (tuple(x.shape), _core.canonicalize_dtype(x.dtype), False)
     a = jnp.asarray(x)
     return (a.shape, a.dtype, a.weak_type)
 

@@ -45,9 +45,11 @@ def _scalar_type(name, np_name):
 
 
 bool_ = _scalar_type("bool_", "bool")
-int8, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int32", "int64"))
-uint8, uint32 = (_scalar_type(n, n) for n in ("uint8", "uint32"))
+int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_scalar_type(n, n)
+                                 for n in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
+dtype = _np.dtype  # jnp.dtype is numpy's, as in JAX
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
 
@@ -57,22 +59,29 @@ def _is_dtype_like(x):
         (isinstance(x, type) and issubclass(x, _np.generic))
 
 
+_PY_SCALAR_TYPES = {bool: False, int: 0, float: 0.0}
+
+
 def result_type(*args):
-    """The promoted dtype of arrays, scalars (weak) and dtypes (JAX's lattice)."""
-    return _c.result_type(*[zeros((), x) if _is_dtype_like(x) else x for x in args])  # noqa: F405
+    """The promoted dtype of arrays, scalars (weak) and dtypes (JAX's lattice; the Python types
+    int and float count as weak, as in JAX)."""
+    def operand(x):
+        if isinstance(x, type) and x in _PY_SCALAR_TYPES:
+            return _PY_SCALAR_TYPES[x]
+        return zeros((), x) if _is_dtype_like(x) else x  # noqa: F405
+    return _c.result_type(*[operand(x) for x in args])
 
 
 def asarray(a, dtype=None):
-    """An Array from an Array, numpy array (copied), Python scalar (weakly typed) or list."""
+    """An Array from an Array, numpy array (copied; 64-bit data become 32-bit unless
+    jax_enable_x64 is on), Python scalar (weakly typed, as in JAX) or list."""
     return _core.asarray(a, dtype)
 
 
 def array(object, dtype=None, copy=True):
-    """As asarray; Arrays are immutable, so a copy is never needed."""
-    x = _core.asarray(object, dtype)
-    if x.weak_type:  # jnp.array(2.0) is strongly typed
-        x = x.astype(x.dtype)
-    return x
+    """As asarray (jnp.array(2.0) is weakly typed too, as in JAX); Arrays are immutable, so a
+    copy is never needed."""
+    return _core.asarray(object, dtype)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):

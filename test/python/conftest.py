@@ -1,6 +1,9 @@
-"""Shared helpers of the Python tests: finite-difference oracles and tolerances."""
+"""Shared helpers of the Python tests: finite-difference oracles, tolerances, 64-bit mode."""
+
+import contextlib
 
 import numpy as np
+import pytest
 
 
 def numerical_grad(f, x, eps=1e-6):
@@ -12,3 +15,22 @@ def numerical_grad(f, x, eps=1e-6):
         e[i] = eps
         g[i] = (f(x + e) - f(x - e)) / (2 * eps)
     return g
+
+
+@contextlib.contextmanager
+def x64_mode(on=True):
+    """Runs the block with strata.config's jax_enable_x64 set to `on`, then restores it."""
+    import strata
+    saved = strata.config.jax_enable_x64
+    strata.config.update("jax_enable_x64", on)
+    try:
+        yield
+    finally:
+        strata.config.update("jax_enable_x64", saved)
+
+
+@pytest.fixture
+def x64_on():
+    """64-bit mode for one test (for float64 oracles such as finite differences)."""
+    with x64_mode(True):
+        yield

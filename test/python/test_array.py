@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 import strata
 import strata.numpy as jnp
+from conftest import x64_mode
 
 
 def test_attributes():
@@ -18,15 +19,17 @@ def test_attributes():
     assert x.T.shape == (3, 2)
     np.testing.assert_array_equal(np.asarray(x.T), a.T)
     assert x.astype(jnp.int32).dtype == np.int32
-    assert x.astype("float64").dtype == np.float64
+    with x64_mode(True):
+        assert x.astype("float64").dtype == np.float64
     assert len(x) == 2
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint8", "uint32",
-                                   "float16", "float32", "float64"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64", "float16", "float32", "float64"])
 def test_numpy_round_trip(dtype):
     a = (np.arange(12) % 5).reshape(3, 4).astype(dtype)
-    x = jnp.asarray(a)
+    with x64_mode(True):  # 64-bit data stay 64-bit only in 64-bit mode
+        x = jnp.asarray(a)
     assert x.dtype == np.dtype(dtype)
     b = np.asarray(x)
     assert b.dtype == a.dtype
@@ -63,9 +66,10 @@ def test_weak_types():
     i = jnp.arange(3)
     assert i.dtype == np.int32 and (i * 2).dtype == np.int32
     assert (i + 1.5).dtype == np.float32
-    d = jnp.asarray(np.ones(2, np.float64))
-    np.testing.assert_array_equal(np.asarray(d * 0.1), np.ones(2) * 0.1)  # exact in f64
-    assert jnp.asarray(2.0).weak_type and not jnp.array(2.0).weak_type
+    with x64_mode(True):
+        d = jnp.asarray(np.ones(2, np.float64))
+        np.testing.assert_array_equal(np.asarray(d * 0.1), np.ones(2) * 0.1)  # exact in f64
+    assert jnp.asarray(2.0).weak_type and jnp.array(2.0).weak_type  # both weak in JAX
 
 
 def test_list_default_types():
@@ -107,19 +111,18 @@ def test_broadcasting_against_numpy(s1, s2, op):
        st.sampled_from(["bool", "int8", "uint8", "int32", "int64", "float16", "float32",
                         "float64"]))
 def test_promotion_matches_jax_lattice_where_numpy_agrees(d1, d2):
-    # numpy and JAX agree on these pairs except for int/float mixes (JAX keeps the float's
-    # width) and int8+uint8 (JAX: int16, Strata moves up to int32): compare the rest.
-    t = jnp.promote_types(d1, d2)
-    ints = {"int8", "uint8", "int32", "int64"}
-    floats = {"float16", "float32", "float64"}
-    if (d1 in ints and d2 in floats) or (d2 in ints and d1 in floats):
-        assert t == np.dtype(d1 if d1 in floats else d2)
-    elif {d1, d2} == {"int8", "uint8"}:
-        assert t == np.int32
-    else:
-        assert t == np.promote_types(d1, d2)
-    x = jnp.ones(2, dtype=d1) + jnp.ones(2, dtype=d2)
-    assert x.dtype == t
+    # numpy and JAX (64-bit mode) agree on these pairs except for int/float mixes (JAX keeps the
+    # float's width): compare the rest.
+    with x64_mode(True):
+        t = jnp.promote_types(d1, d2)
+        ints = {"int8", "uint8", "int32", "int64"}
+        floats = {"float16", "float32", "float64"}
+        if (d1 in ints and d2 in floats) or (d2 in ints and d1 in floats):
+            assert t == np.dtype(d1 if d1 in floats else d2)
+        else:
+            assert t == np.promote_types(d1, d2)
+        x = jnp.ones(2, dtype=d1) + jnp.ones(2, dtype=d2)
+        assert x.dtype == t
 
 
 def test_unary_operators_and_comparisons():
@@ -178,7 +181,9 @@ def test_at_updates():
 
 def test_repr():
     assert repr(jnp.asarray([1.0, 2.0])) == "Array([1., 2.])"
-    assert repr(jnp.asarray(np.array([1, 2], np.int64))) == "Array([1, 2], dtype=int64)"
+    assert repr(jnp.asarray(np.array([1, 2], np.int8))) == "Array([1, 2], dtype=int8)"
+    with x64_mode(True):
+        assert repr(jnp.asarray(np.array([1, 2], np.int64))) == "Array([1, 2], dtype=int64)"
     assert "weak_type=True" in repr(jnp.asarray(2.0))
 
 
@@ -198,8 +203,8 @@ def test_error_types():
         x.reshape(4)
     with pytest.raises(IndexError, match="out of bounds"):
         x[5]
-    with pytest.raises(TypeError, match="no dtype int16"):
-        x.astype(np.int16)
+    with pytest.raises(TypeError, match="no dtype complex64"):
+        x.astype(np.complex64)
     with pytest.raises(TypeError):
         jnp.asarray(object())
     with pytest.raises(ValueError):
@@ -259,9 +264,14 @@ def test_at_traced_index_and_gradients():
     np.testing.assert_allclose(np.asarray(g), numerical_grad(f_np, v), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["bool_", "int8", "int32", "int64", "uint8", "uint32",
-                                  "float16", "float32", "float64"])
+@pytest.mark.parametrize("name", ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64", "float16", "float32", "float64"])
 def test_dtype_names_are_callable_and_usable_as_dtypes(name):
+    with x64_mode(True):  # the 64-bit names are 64-bit only in 64-bit mode
+        _check_dtype_name(name)
+
+
+def _check_dtype_name(name):
     t = getattr(jnp, name)
     want = np.dtype(getattr(np, name))
     x = t(2.5) if name != "bool_" else t(1)
@@ -293,10 +303,13 @@ def test_dtype_callable_under_jit_and_in_promotion():
 
 
 def test_numpy_float64_scalar_is_a_typed_float64():
-    # np.float64 subclasses Python's float; it must not become a weak float32 like a literal.
+    # np.float64 subclasses Python's float; it must not become a weak float like a literal.
     x = jnp.asarray(np.float64(1.3))
-    assert x.dtype == np.float64 and not x.weak_type
-    assert float(x) == 1.3
+    assert x.dtype == np.float32 and not x.weak_type  # canonicalized, as in JAX
+    with x64_mode(True):
+        x = jnp.asarray(np.float64(1.3))
+        assert x.dtype == np.float64 and not x.weak_type
+        assert float(x) == 1.3
     assert jnp.asarray(1.3).weak_type
 
 

@@ -10,9 +10,17 @@ import pytest
 import strata
 import strata.numpy as jnp
 from strata import lax
-from conftest import numerical_grad
+from conftest import numerical_grad, x64_mode
 
 rng = np.random.default_rng(8)
+
+
+@pytest.fixture(autouse=True)
+def _x64():
+    """These tests compare against float64 oracles (numpy loops, finite differences, analytic
+    derivatives at 1e-12), so they run in 64-bit mode, as JAX's own tests do."""
+    with x64_mode(True):
+        yield
 
 
 def close(got, want, rtol=1e-6, atol=1e-9):
@@ -327,22 +335,23 @@ def test_hessian_through_fori_loop():
 # ---- Errors ----------------------------------------------------------------------------------
 
 def test_while_loop_type_mismatch_names_the_path():
-    with pytest.raises(TypeError) as e:
-        lax.while_loop(lambda c: c["i"] < 3, lambda c: {"i": c["i"] + 1, "v": c["v"][:3]},
-                       {"i": 0, "v": np.zeros(4, np.float32)})
-    msg = str(e.value)
-    assert "[while_loop] body returns f32[3] for carry 1, expected f32[4]" in msg
-    assert "init_val['v']" in msg
-    assert isinstance(e.value, ValueError)  # the core's kind too
-    # traced bounds: the core's while_loop carries the index first (carry 2 is the user's 1)
-    with pytest.raises(TypeError, match=r"for carry 2, expected f32\[2\] \(carry 2 is "
-                                        r"init_val\[1\]\)"):
-        strata.vmap(lambda n: lax.fori_loop(0, n, lambda i, c: (c[0], c[1][:1]),
-                                            (1.0, jnp.zeros(2))))(jnp.array([1, 2]))
-    with pytest.raises(TypeError, match=r"for carry 0, expected i32\[\].*init\[0\]\.x"):
-        P = collections.namedtuple("P", ["x"])
-        lax.scan(lambda c, x: ((P(c[0].x + 0.5 * x),), None), (P(np.int32(0)),),
-                 np.ones(3, np.float32))
+    with x64_mode(False):  # the messages name the default (x64 off) f32 types
+        with pytest.raises(TypeError) as e:
+            lax.while_loop(lambda c: c["i"] < 3, lambda c: {"i": c["i"] + 1, "v": c["v"][:3]},
+                           {"i": 0, "v": np.zeros(4, np.float32)})
+        msg = str(e.value)
+        assert "[while_loop] body returns f32[3] for carry 1, expected f32[4]" in msg
+        assert "init_val['v']" in msg
+        assert isinstance(e.value, ValueError)  # the core's kind too
+        # traced bounds: the core's while_loop carries the index first (carry 2 is the user's 1)
+        with pytest.raises(TypeError, match=r"for carry 2, expected f32\[2\] \(carry 2 is "
+                                            r"init_val\[1\]\)"):
+            strata.vmap(lambda n: lax.fori_loop(0, n, lambda i, c: (c[0], c[1][:1]),
+                                                (1.0, jnp.zeros(2))))(jnp.array([1, 2]))
+        with pytest.raises(TypeError, match=r"for carry 0, expected i32\[\].*init\[0\]\.x"):
+            P = collections.namedtuple("P", ["x"])
+            lax.scan(lambda c, x: ((P(c[0].x + 0.5 * x),), None), (P(np.int32(0)),),
+                     np.ones(3, np.float32))
 
 
 def test_structure_mismatches():
@@ -367,20 +376,21 @@ def test_structure_mismatches():
 
 
 def test_predicate_errors():
-    with pytest.raises(TypeError, match=r"\[cond\] the predicate must be a boolean scalar, got "
-                                        r"f32\[\]"):
-        lax.cond(1.5, lambda: 1.0, lambda: 2.0)
-    with pytest.raises(TypeError, match=r"\[cond\] the predicate must be a boolean scalar, got "
-                                        r"bool\[2\]"):
-        lax.cond(np.array([True, False]), lambda: 1.0, lambda: 2.0)
-    with pytest.raises(TypeError, match=r"\[switch\] the index must be an integer scalar"):
-        lax.switch(1.0, [lambda: 1.0, lambda: 2.0])
-    with pytest.raises(TypeError, match=r"\[while_loop\] cond_fun must return one boolean "
-                                        r"scalar, got f32\[\]"):
-        lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0)
-    with pytest.raises(TypeError, match=r"\[while_loop\] cond_fun must return one boolean "
-                                        r"scalar, got bool\[2\]"):
-        lax.while_loop(lambda c: c > 0, lambda c: c - 1.0, np.ones(2))
+    with x64_mode(False):  # the messages name the default (x64 off) f32 types
+        with pytest.raises(TypeError, match=r"\[cond\] the predicate must be a boolean scalar, got "
+                                            r"f32\[\]"):
+            lax.cond(1.5, lambda: 1.0, lambda: 2.0)
+        with pytest.raises(TypeError, match=r"\[cond\] the predicate must be a boolean scalar, got "
+                                            r"bool\[2\]"):
+            lax.cond(np.array([True, False]), lambda: 1.0, lambda: 2.0)
+        with pytest.raises(TypeError, match=r"\[switch\] the index must be an integer scalar"):
+            lax.switch(1.0, [lambda: 1.0, lambda: 2.0])
+        with pytest.raises(TypeError, match=r"\[while_loop\] cond_fun must return one boolean "
+                                            r"scalar, got f32\[\]"):
+            lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0)
+        with pytest.raises(TypeError, match=r"\[while_loop\] cond_fun must return one boolean "
+                                            r"scalar, got bool\[2\]"):
+            lax.while_loop(lambda c: c > 0, lambda c: c - 1.0, np.ones(2))
 
 
 def test_python_errors_in_sub_functions_propagate():

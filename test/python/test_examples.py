@@ -42,6 +42,7 @@ def test_per_example_grad_norms_match_loop(jit):
     assert err < 1e-5
 
 
+@pytest.mark.usefixtures("x64_on")  # compared at float64 precision
 def test_hvp_matches_hessian_and_finite_differences():
     mod = load("hvp")
     hv, ref, h = mod.run(n=7, verbose=False)
@@ -56,6 +57,7 @@ def test_hvp_matches_hessian_and_finite_differences():
     np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.usefixtures("x64_on")
 def test_hvp_under_jit():
     hv, ref, _ = load("hvp").run(n=16, jit=True, verbose=False)
     np.testing.assert_allclose(hv, ref, rtol=1e-10, atol=1e-10)

@@ -105,6 +105,7 @@ def test_per_example_gradients_vmap_of_grad():
     close(got, want, rtol=1e-5)
 
 
+@pytest.mark.usefixtures("x64_on")  # float64 finite differences
 def test_jacobians_and_hessian():
     def f(x):
         return jnp.tanh(x * jnp.sum(x))
@@ -286,6 +287,7 @@ def test_jacobian_of_integer_input_is_an_error():
         strata.jacrev(lambda n: n * 2.0)(jnp.arange(3))
 
 
+@pytest.mark.usefixtures("x64_on")  # float64 finite differences
 def test_transforms_compose_in_any_order():
     @strata.custom_jvp
     def f(x):

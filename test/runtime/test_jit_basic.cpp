@@ -114,3 +114,54 @@ TEST(Jit, EvictionIsExplained) {
 }
 
 } // namespace
+
+// int16, uint16 and uint64 through the compiled path (wrapping arithmetic, unsigned compare,
+// division and shifts, conversions, reductions) against eager, and 64-bit mode in the key.
+TEST(Jit, SixteenBitAndUInt64MatchEager) {
+  auto f = [](const Array &a, const Array &b, const Array &c) {
+    Array a2 = a * a + a;                       // wraps in i16
+    Array lt = lax::lt(b, full_like(b, 40000)); // unsigned compare (40000 > the i16 range)
+    Array k = full_like(c, 3);
+    Array q = lax::div(c, k); // unsigned 64-bit divide and shift (values past 2^63)
+    Array s = lax::shift_right_logical(c, k);
+    return std::vector<Array>{a2, lt, q + s, astype(b, uint64) + c, sum(a), max(b),
+                              astype(c, float64)};
+  };
+  Array a = Array::from_vector<int16_t>({-300, 7, 32767, 181});
+  Array b = Array::from_vector<uint16_t>({0, 1, 65535, 40000});
+  Array c = Array::from_vector<uint64_t>({1, 10, uint64_t{1} << 63, ~uint64_t{0}});
+  std::vector<Array> want = f(a, b, c);
+  auto jf = jit(f);
+  std::vector<Array> got = jf(a, b, c);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].type_str(), want[i].type_str()) << i;
+    std::vector<uint8_t> g(static_cast<size_t>(got[i].nbytes())), w(g.size());
+    got[i].copy_to(g.data());
+    want[i].copy_to(w.data());
+    EXPECT_EQ(g, w) << "output " << i << " " << want[i].type_str();
+  }
+  // Exact values (C++ integer arithmetic as the oracle).
+  const uint64_t big = ~uint64_t{0};
+  EXPECT_EQ(static_cast<uint64_t>(got[2][3].item<int64_t>()), big / 3 + (big >> 3));
+  EXPECT_EQ(static_cast<uint64_t>(got[2][2].item<int64_t>()),
+            (uint64_t{1} << 63) / 3 + (uint64_t{1} << 60));
+  expect_array(got[1], {1, 1, 0, 0}, {4}, bool_);
+  EXPECT_EQ(want[0].dtype(), int16);
+  EXPECT_EQ(want[4].dtype(), int32); // sum widens to the default int
+  // The 16-bit wrap itself: 32767 * 32767 + 32767 mod 2^16, as int16.
+  EXPECT_EQ(want[0][2].item<int64_t>(), static_cast<int16_t>(static_cast<uint16_t>(
+                                            32767u * 32767u + 32767u)));
+}
+
+TEST(Jit, X64ModeIsPartOfTheKey) {
+  bool saved = x64_enabled();
+  auto jf = jit([](const Array &x) { return x + zeros({2}); });
+  Array x = make({1, 2}, {2}, float32);
+  EXPECT_EQ(jf(x).dtype(), float32);
+  set_enable_x64(true);
+  EXPECT_EQ(jf(x).dtype(), float64);
+  set_enable_x64(saved);
+  EXPECT_EQ(jf(x).dtype(), float32);
+  EXPECT_EQ(jf.stats().misses, 2);
+}

@@ -37,7 +37,8 @@ double identity(Kind k, DType t) {
     switch (t) {
     case DType::Bool: return 0;
     case DType::Int8: return -128;
-    case DType::UInt8: case DType::UInt32: return 0;
+    case DType::Int16: return std::numeric_limits<int16_t>::min();
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return 0;
     case DType::Int32: return std::numeric_limits<int32_t>::min();
     case DType::Int64: return static_cast<double>(std::numeric_limits<int64_t>::min());
     default: return -kInf;
@@ -47,6 +48,9 @@ double identity(Kind k, DType t) {
     case DType::Bool: return 1;
     case DType::Int8: return 127;
     case DType::UInt8: return 255;
+    case DType::Int16: return std::numeric_limits<int16_t>::max();
+    case DType::UInt16: return std::numeric_limits<uint16_t>::max();
+    case DType::UInt64: return static_cast<double>(std::numeric_limits<uint64_t>::max());
     case DType::Int32: return std::numeric_limits<int32_t>::max();
     case DType::UInt32: return std::numeric_limits<uint32_t>::max();
     case DType::Int64: return static_cast<double>(std::numeric_limits<int64_t>::max());

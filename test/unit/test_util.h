@@ -92,8 +92,9 @@ inline double tol_for(DType t) {
 }
 
 inline const std::vector<DType> &all_dtypes() {
-  static const std::vector<DType> v = {bool_,  int8,    int32,    int64,   uint8,
-                                       uint32, float16, bfloat16, float32, float64};
+  static const std::vector<DType> v = {bool_,  int8,   int16,   int32,    int64,
+                                       uint8,  uint16, uint32,  uint64,   float16,
+                                       bfloat16, float32, float64};
   return v;
 }
 inline const std::vector<DType> &float_dtypes() {

@@ -110,9 +110,9 @@ func.func @integer_pow_negative(%x: tensor<2xi32>) {
 // -----
 
 // An operand element type with no Strata dtype.
-func.func @unsupported_operand_type(%x: tensor<2xi16>) {
-  // expected-error @+1 {{operand #0 has unsupported element type 'i16'}}
-  %0 = strata.neg %x : (tensor<2xi16>) -> tensor<2xi16>
+func.func @unsupported_operand_type(%x: tensor<2xi4>) {
+  // expected-error @+1 {{operand #0 has unsupported element type 'i4'}}
+  %0 = strata.neg %x : (tensor<2xi4>) -> tensor<2xi4>
   return
 }
 
@@ -138,8 +138,8 @@ func.func @signed_integer_type(%x: tensor<2xsi32>) {
 
 // A type attribute with no Strata dtype.
 func.func @unsupported_type_attribute(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>) {
-  // expected-error @+1 {{attribute 'preferred_element_type' has unsupported element type 'i16'}}
-  %0 = strata.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [1] x [0] {preferred_element_type = i16} : (tensor<2x3xi8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+  // expected-error @+1 {{attribute 'preferred_element_type' has unsupported element type 'i4'}}
+  %0 = strata.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [1] x [0] {preferred_element_type = i4} : (tensor<2x3xi8>, tensor<3x4xi8>) -> tensor<2x4xi32>
   return
 }
 
@@ -164,9 +164,9 @@ func.func @dynamic_result_rank(%x: tensor<2x3xf32>) {
 // -----
 
 // A dynamic operand skips the rule but still needs a Strata element type.
-func.func @dynamic_operand_element_type(%x: tensor<?x3xui16>) {
-  // expected-error @+1 {{operand #0 has unsupported element type 'ui16'}}
-  %0 = strata.neg %x : (tensor<?x3xui16>) -> tensor<?x3xui16>
+func.func @dynamic_operand_element_type(%x: tensor<?x3xui4>) {
+  // expected-error @+1 {{operand #0 has unsupported element type 'ui4'}}
+  %0 = strata.neg %x : (tensor<?x3xui4>) -> tensor<?x3xui4>
   return
 }
 

@@ -477,3 +477,19 @@ func.func @control_flow(%i: tensor<i32>, %x: tensor<4xf32>, %n: tensor<i32>, %xs
   }
   return %c, %w#0, %w#1, %s#0, %s#2, %s#3 : tensor<4xf32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<3xi32>
 }
+
+// The 16-bit and unsigned 64-bit integer dtypes (int16, uint16, uint64) are element types too.
+// CHECK-LABEL: func.func @narrow_and_wide_integers
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<3xi16>, %[[B:[^:]+]]: tensor<3xui16>, %[[C:[^:]+]]: tensor<3xui64>)
+func.func @narrow_and_wide_integers(%a: tensor<3xi16>, %b: tensor<3xui16>, %c: tensor<3xui64>)
+    -> (tensor<3xi16>, tensor<3xi1>, tensor<3xui64>) {
+  // CHECK-NEXT: strata.add %[[A]], %[[A]] : (tensor<3xi16>, tensor<3xi16>) -> tensor<3xi16>
+  %0 = strata.add %a, %a : (tensor<3xi16>, tensor<3xi16>) -> tensor<3xi16>
+  // CHECK-NEXT: strata.lt %[[B]], %[[B]] : (tensor<3xui16>, tensor<3xui16>) -> tensor<3xi1>
+  %1 = strata.lt %b, %b : (tensor<3xui16>, tensor<3xui16>) -> tensor<3xi1>
+  // CHECK-NEXT: strata.convert_element_type %[[B]] : (tensor<3xui16>) -> tensor<3xui64>
+  %2 = strata.convert_element_type %b : (tensor<3xui16>) -> tensor<3xui64>
+  // CHECK-NEXT: strata.mul %{{.*}}, %[[C]] : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xui64>
+  %3 = strata.mul %2, %c : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xui64>
+  return %0, %1, %3 : tensor<3xi16>, tensor<3xi1>, tensor<3xui64>
+}
