@@ -8,7 +8,7 @@ from strata import _core
 from strata._config import config  # noqa: F401  (first: the modules below declare options)
 from strata import _dtypes  # noqa: F401  (registers bfloat16 with the core)
 from strata._core import Array
-from strata import numpy, nn, random, lax, tree_util, tree, dlpack, debug  # noqa: F401
+from strata import numpy, nn, random, lax, tree_util, tree, dlpack, debug, scipy  # noqa: F401
 from strata._callback import pure_callback  # noqa: F401
 from strata._core import from_dlpack  # noqa: F401
 from strata.api import (  # noqa: F401

@@ -1303,7 +1303,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     v = arr(fill_value)
     if v.ndim == 0 and v.is_concrete and kind(dt) != "c" and dtype is None and shape is None \
             and not isinstance(fill_value, bool) and isinstance(fill_value, (int, float)):
-        return _c.full_like(a, fill_value, dt)
+        return _c.full_like(a, fill_value, None)  # the core keeps a weak a weak
     return _c.broadcast_to(cast(v, dt), shp)
 
 

@@ -683,6 +683,8 @@ def _randint(base, shape, minval, maxval, d):
     maxval = _jnp.broadcast_to(clip(maxval), shape)
     out_of_range = _jnp.broadcast_to(out_of_range, shape)
     k1, k2 = _split2(base)
+    if d == _np.dtype("uint64"):
+        return _randint_u64(k1, k2, shape, minval, maxval, out_of_range)
     if nbits == 64:
         return _randint64(k1, k2, shape, minval, maxval, d)
     if nbits == 32:
@@ -751,6 +753,25 @@ def _randint64(k1, k2, shape, minval, maxval, d):
     return minval + _jnp.where(zero, lb, off)
 
 
+def _randint_u64(k1, k2, shape, minval, maxval, out_of_range):
+    """JAX's randint remainder algorithm in native uint64 arithmetic (wrapping products and
+    sums; a remainder by the zero span of the full range leaves its operand, as XLA's)."""
+    u = _np.dtype("uint64")
+    full = lambda v: _jnp.full(shape, v, u)  # noqa: E731
+
+    def u64(hi, lo):
+        return _lax.bitwise_or(_lax.shift_left(_lax.convert_element_type(hi, u), full(32)),
+                               _lax.convert_element_type(lo, u))
+
+    hb, lb = u64(*_bits64(k1, shape)), u64(*_bits64(k2, shape))
+    span = _jnp.where(maxval <= minval, full(1), maxval - minval)
+    span = _jnp.where(out_of_range & (maxval > minval), span + full(1), span)
+    mult = _lax.rem(full(2 ** 32), span)
+    mult = _lax.rem(mult * mult, span)
+    off = _lax.rem(_lax.rem(hb, span) * mult + _lax.rem(lb, span), span)
+    return minval + off
+
+
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniform in [minval, maxval) (arrays broadcast against shape), as JAX's two-word
     remainder algorithm."""
@@ -760,8 +781,6 @@ def randint(key, shape, minval, maxval, dtype=None):
         raise TypeError(f"[randint] randint only accepts integer dtypes, got {d}")
     shape = _shape(shape, "randint")
     _check_shape("randint", shape, _np.shape(minval), _np.shape(maxval))
-    if d == _np.dtype("uint64"):
-        raise NotImplementedError("[randint] uint64 results are not supported yet")
     return _randint(base, shape, minval, maxval, d)
 
 

@@ -292,9 +292,9 @@ def test_shift_right_arithmetic():
 def test_lax_shape_errors_are_type_errors():
     a = np.ones((2, 3), np.float32)
     b = np.ones((3,), np.float32)
-    with pytest.raises(TypeError, match=r"\[add\] operand shapes differ"):
+    with pytest.raises(TypeError, match=r"\[add\] .*f32\[2,3\].*f32\[3\]"):
         lax.add(a, b)
-    with pytest.raises(TypeError, match=r"\[igamma\] operand shapes differ"):
+    with pytest.raises(TypeError, match=r"\[igamma\] .*f32\[2,3\].*f32\[3\]"):
         lax.igamma(a, b)
     with pytest.raises(TypeError, match=r"\[reshape\]"):
         lax.reshape(a, (4,))
