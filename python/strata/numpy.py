@@ -25,7 +25,7 @@ class _ScalarMeta(type):
 
     def __eq__(cls, other):
         try:
-            return cls is other or bool(cls.dtype == other)
+            return cls is other or _builtins.bool(cls.dtype == other)
         except TypeError:
             return False
 
@@ -49,6 +49,10 @@ int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int3
 uint8, uint16, uint32, uint64 = (_scalar_type(n, n)
                                  for n in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
+# numpy's aliases, as JAX has them (64-bit ones canonicalized like float64 when x64 is off).
+bool = bool_  # noqa: A001  (jnp.bool; the module uses _builtins.bool)
+single, double, float_ = float32, float64, float64
+int_, uint = int64, uint64
 dtype = _np.dtype  # jnp.dtype is numpy's, as in JAX
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None

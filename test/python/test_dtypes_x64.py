@@ -504,3 +504,14 @@ def test_new_dtypes_randint_range(name):
         # roughly uniform: each quarter of the range gets a fair share of 2000 draws
         counts = np.histogram(a.astype(np.float64), bins=4, range=(lo, hi))[0]
         assert counts.min() > 400, counts
+
+
+def test_numpy_dtype_aliases_as_jax():
+    assert jnp.bool is jnp.bool_ and jnp.single is jnp.float32
+    assert np.dtype(jnp.double) == np.float64 and np.dtype(jnp.int_) == np.int64
+    assert np.dtype(jnp.uint) == np.uint64 and np.dtype(jnp.float_) == np.float64
+    assert jnp.bool(1).dtype == np.bool_
+    with x64_mode(False), pytest.warns(UserWarning):
+        assert jnp.double(1.5).dtype == np.float32  # canonicalized, as jnp.float64
+    with x64_mode(True):
+        assert jnp.double(1.5).dtype == np.float64 and jnp.int_(3).dtype == np.int64
