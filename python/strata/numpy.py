@@ -177,6 +177,35 @@ def _ufuncs():
 _ufuncs()
 del _ufuncs
 
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, exp(|x|) * bessel_i0e(x)."""
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        x = x.astype(result_type(x, 1.0))
+    return exp(abs(x)) * _core.lax.bessel_i0e(x)  # noqa: F405
+
+
+def kaiser(M, beta):
+    """The Kaiser window of M points with shape parameter beta (numpy.kaiser)."""
+    if M <= 0:
+        return zeros((0,))  # noqa: F405
+    if M == 1:
+        return ones((1,))  # noqa: F405
+    n = arange(M)
+    alpha = (M - 1) / 2.0
+    beta = asarray(beta, float32 if not _core._x64_enabled() else float64)
+    return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)  # noqa: F405
+
+
+def bitwise_count(x):
+    """The number of 1 bits in the absolute value of each integer (numpy.bitwise_count)."""
+    x = asarray(x)
+    if x.dtype.kind not in "iu" and x.dtype != bool_:
+        raise TypeError(f"[bitwise_count] expects integer or bool input, got {x.dtype}")
+    a = abs(x) if x.dtype.kind == "i" else x  # noqa: F405
+    return _core.lax.population_count(a.astype(uint8) if x.dtype == bool_ else a).astype(uint8)
+
+
 # jnp.linalg: the names that need no decomposition (see _numpy_linalg.py); importable as
 # strata.numpy.linalg too.
 import sys as _sys  # noqa: E402

@@ -61,3 +61,23 @@ def test_products():
                                rtol=1e-5)
     np.testing.assert_allclose(np.asarray(sla.diagonal(S)),
                                np.diagonal(S, axis1=-2, axis2=-1))
+
+
+def test_i0_kaiser_bitwise_count_against_numpy():
+    x = np.linspace(-5, 5, 11).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(jnp.i0(x)), np.i0(x), rtol=1e-5)
+    g = strata.grad(lambda v: jnp.sum(jnp.i0(v)))(x)
+    fd = numerical_grad(lambda v: np.i0(v).sum(), x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(jnp.kaiser(12, 8.6)), np.kaiser(12, 8.6), rtol=1e-5,
+                               atol=1e-6)
+    assert jnp.kaiser(1, 3.0).shape == (1,) and jnp.kaiser(0, 3.0).shape == (0,)
+    v = np.array([0, 1, 7, -1, -128, 255 - 256], np.int8)
+    want = [bin(abs(int(t))).count("1") for t in v]
+    got = jnp.bitwise_count(v)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(np.asarray(jnp.bitwise_count(np.array([3, 255], np.uint8))),
+                                  [2, 8])
+    with pytest.raises(TypeError, match=r"\[bitwise_count\]"):
+        jnp.bitwise_count(np.ones(2, np.float32))
