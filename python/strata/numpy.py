@@ -193,7 +193,7 @@ def kaiser(M, beta):
         return ones((1,))  # noqa: F405
     n = arange(M)
     alpha = (M - 1) / 2.0
-    beta = asarray(beta, float32 if not _core._x64_enabled() else float64)
+    beta = asarray(beta, float)  # the default float type
     return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)  # noqa: F405
 
 

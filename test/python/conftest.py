@@ -34,3 +34,18 @@ def x64_on():
     """64-bit mode for one test (for float64 oracles such as finite differences)."""
     with x64_mode(True):
         yield
+
+
+def check_jit_and_vmap(f, key, rtol=1e-6, atol=1e-7):
+    """A sampler f(key) under jit equals it eagerly, and under vmap over three keys split from
+    key equals a per-key loop (the shapes included)."""
+    import strata
+    from strata import random
+
+    def close(got, want):
+        got = np.asarray(got)
+        assert got.shape == np.shape(want), (got.shape, np.shape(want))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    close(strata.jit(f)(key), np.asarray(f(key)))
+    ks = random.split(key, 3)
+    close(strata.vmap(f)(ks), np.stack([np.asarray(f(ks[i])) for i in range(3)]))

@@ -10,7 +10,7 @@ import zlib
 import numpy as np
 import pytest
 
-from conftest import x64_mode
+from conftest import check_jit_and_vmap, x64_mode
 import scipy.special
 import scipy.stats
 
@@ -455,12 +455,7 @@ SAMPLERS = {
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
 def test_jit_equals_eager_and_vmap_equals_loop(name):
-    f = SAMPLERS[name]
-    k = random.PRNGKey(17)
-    close(strata.jit(f)(k), f(k), rtol=1e-6, atol=1e-7)
-    ks = random.split(k, 3)
-    close(strata.vmap(f)(ks), np.stack([np.asarray(f(ks[i])) for i in range(3)]),
-          rtol=1e-6, atol=1e-7)
+    check_jit_and_vmap(SAMPLERS[name], random.PRNGKey(17))
 
 
 def test_grad_of_reparameterized_normal_and_uniform():
