@@ -131,8 +131,7 @@ _BINARY_DOCS = {
     "shift_right_logical": "Zero-filling x >> y elementwise on the bits of integers.",
 }
 for _name, _doc in _BINARY_DOCS.items():
-    if hasattr(_L, _name):
-        globals()[_name] = _binary(_name, getattr(_L, _name), _doc)
+    globals()[_name] = _binary(_name, getattr(_L, _name), _doc)
 del _name, _doc
 
 
@@ -1108,8 +1107,7 @@ def _unary_with_accuracy(name, prim):
 
 for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
               "sqrt", "rsqrt", "cbrt"):
-    if hasattr(_L, _name):
-        globals()[_name] = _unary_with_accuracy(_name, getattr(_L, _name))
+    globals()[_name] = _unary_with_accuracy(_name, getattr(_L, _name))
 
 
 def _nary(name, params, doc):
@@ -1138,8 +1136,7 @@ _NARY = {"nextafter": (("x1", "x2"), "The next float after x1 toward x2, element
          "zeta": (("x", "q"), "The Hurwitz zeta function."),
          "betainc": (("a", "b", "x"), "The regularized incomplete beta function.")}
 for _name, (_params, _doc) in _NARY.items():
-    if hasattr(_L, _name):
-        globals()[_name] = _nary(_name, _params, _doc)
+    globals()[_name] = _nary(_name, _params, _doc)
 del _name
 
 

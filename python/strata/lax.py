@@ -307,14 +307,10 @@ from strata._lax_ops import (  # noqa: E402,F401
 from strata._lax_ops import (  # noqa: E402,F401
     Tolerance, AccuracyMode, broadcast_shapes, PaddingType, padtype_to_pads, approx_max_k,
     approx_min_k, reduce_window)
-from strata import _lax_ops as _ops  # noqa: E402
-# Wrappers (JAX's keywords, scalar broadcasting) of the primitives the core has in this build.
-for _name in ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin", "cos", "tan",
-              "sqrt", "rsqrt", "cbrt", "nextafter", "igamma", "igammac", "igamma_grad_a",
-              "random_gamma_grad", "polygamma", "zeta", "betainc"):
-    if hasattr(_ops, _name):
-        globals()[_name] = getattr(_ops, _name)
-del _name
+# Wrappers of the elementwise primitives with JAX's keywords and scalar broadcasting.
+from strata._lax_ops import (  # noqa: E402,F401
+    exp, exp2, expm1, log, log1p, tanh, logistic, sin, cos, tan, sqrt, rsqrt, cbrt, nextafter,
+    igamma, igammac, igamma_grad_a, random_gamma_grad, polygamma, zeta, betainc)
 from strata._lax_indexing import (  # noqa: E402,F401
     GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
     scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply, index_take)

@@ -35,15 +35,7 @@ def _partitionable():
 
 # ---- dtypes ------------------------------------------------------------------------------------
 
-def _x64():
-    try:
-        from strata import config
-        return bool(config.read("jax_enable_x64"))
-    except (AttributeError, ImportError):
-        return False
-
-
-_NARROW = {"float64": "float32", "int64": "int32", "uint64": "uint32"}
+_x64 = _core._x64_enabled
 
 
 def _canon(dtype, default=None):
@@ -61,10 +53,7 @@ def _canon(dtype, default=None):
         return _jnp.bfloat16
     if not isinstance(dtype, (type, _np.dtype, str)) and hasattr(dtype, "dtype"):
         dtype = dtype.dtype
-    d = _np.dtype(dtype)
-    if not _x64() and d.name in _NARROW:
-        d = _np.dtype(_NARROW[d.name])
-    return d
+    return _core.canonicalize_dtype(_np.dtype(dtype))
 
 
 def _is_float(d):
@@ -598,26 +587,9 @@ def _np_nextafter(x, toward, d):
 
 
 def _nextafter(x, toward_inf, d):
-    """nextafter(x, +-inf) elementwise in dtype d: lax.nextafter when Strata has it, else
-    numpy for concrete x, else integer steps on the bit pattern (32- and 64-bit floats)."""
+    """nextafter(x, +-inf) elementwise in dtype d."""
     inf = _np.inf if toward_inf else -_np.inf
-    if hasattr(_lax, "nextafter"):
-        return _lax.nextafter(x, _jnp.full(x.shape, inf, d))
-    if x.is_concrete:
-        xv = _np.asarray(x.astype(_np.float32) if d == _jnp.bfloat16 else x)
-        out = _np.vectorize(lambda v: _np_nextafter(float(v), inf, d))(xv) if xv.size else xv
-        return _arr(_np.asarray(out), d)
-    nbits = _finfo(d)[0]
-    if nbits not in (32, 64):
-        return x  # traced 16-bit bounds stay as they are (the clip below is then inclusive)
-    idt = _np.dtype("int32" if nbits == 32 else "int64")
-    i = _lax.bitcast_convert_type(x, idt)
-    one = _jnp.ones(x.shape, idt)
-    # Positive floats order like their bit patterns, negative ones reversed.
-    n = _jnp.where((x >= 0) == toward_inf, i + one, i - one)
-    n = _jnp.where(x == 0, _jnp.full(x.shape, 1 if toward_inf else 1 - 2 ** (nbits - 1), idt), n)
-    out = _lax.bitcast_convert_type(n, d)
-    return _jnp.where((_jnp.isinf(x) & ((x > 0) == toward_inf)) | _jnp.isnan(x), x, out)
+    return _lax.nextafter(x, _jnp.full(x.shape, inf, d))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -1138,9 +1110,6 @@ def _gamma_impl(base, a, log_space):
 
 
 def _gamma_grad(sample, a, log_space):
-    if not hasattr(_lax, "random_gamma_grad"):
-        raise NotImplementedError("[gamma] the gradient of gamma samples needs "
-                                  "strata.lax.random_gamma_grad, which this build lacks")
     if log_space:
         s = _jnp.exp(sample)
         s = _jnp.where(s == 0, _jnp.full(s.shape, _finfo(s.dtype)[2], s.dtype), s)
@@ -1291,21 +1260,6 @@ def ball(key, d, p=2, shape=(), dtype=None):
 
 # ---- integer-valued: poisson, binomial, multinomial ---------------------------------------------
 
-def _lgamma(x):
-    if hasattr(_lax, "lgamma"):
-        return _lax.lgamma(x)
-    # Lanczos (g = 7, n = 9) for x > 0, in x's dtype; Strata's lax has no lgamma yet.
-    coef = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012,
-            9.9843695780195716e-6, 1.5056327351493116e-7]
-    z = x - 1
-    s = _jnp.full(x.shape, coef[0], x.dtype)
-    for i in range(1, 9):
-        s = s + coef[i] / (z + i)
-    tt = z + 7.5
-    return 0.5 * _np.log(2 * _np.pi) + (z + 0.5) * _jnp.log(tt) - tt + _jnp.log(s)
-
-
 def _poisson_knuth(base, lam, shape, d, max_iters):
     def body(c):
         i, k, rng, log_prod = c
@@ -1353,7 +1307,7 @@ def _poisson_rejection(base, lam, shape, d, max_iters):
         us = 0.5 - _jnp.abs(u)
         k = _jnp.floor((2 * a / us + b) * u + lam + 0.43)
         s = _jnp.log(v * inv_alpha / (a / (us * us) + b))
-        tt = -lam + k * log_lam - _lgamma(k + 1)
+        tt = -lam + k * log_lam - _lax.lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
         return k, accept1 | (~reject & (s <= tt))

@@ -472,8 +472,6 @@ def test_grad_of_reparameterized_normal_and_uniform():
     close(ge, -np.asarray(random.exponential(k, (5,))).sum() / 4.0, rtol=1e-5)
 
 
-@pytest.mark.skipif(not hasattr(lax, "random_gamma_grad"),
-                    reason="strata.lax.random_gamma_grad (helper prim) is not in this build")
 def test_gamma_implicit_gradient():
     # dz/da = -(dF/da)(a, z) / f(a, z), F the regularized lower incomplete gamma function.
     k = random.PRNGKey(23)

@@ -279,7 +279,6 @@ def test_bits_widths_follow_the_partitionable_layout():
     assert random.bits(k, (2, 0)).shape == (2, 0)
 
 
-@pytest.mark.skipif(not hasattr(jnp, "uint16"), reason="this build has no uint16 dtype")
 def test_bits_uint16():
     k = random.PRNGKey(5)
     same(random.bits(k, (9,), jnp.uint16), np_bits(np_key(5), (9,), 16))

@@ -16,16 +16,6 @@ import strata.scipy.stats as S
 from conftest import numerical_grad
 
 
-def _has(*names):
-    return all(hasattr(strata.lax, n) for n in names)
-
-
-def needs(*names):
-    """Skips a test until the core has these primitives (being added in C++)."""
-    return pytest.mark.skipif(not _has(*names),
-                              reason=f"core lacks strata.lax.{'/'.join(names)}")
-
-
 @contextlib.contextmanager
 def _precision(dtype):
     """float64 runs with jax_enable_x64 on where the build has the switch."""
@@ -332,7 +322,6 @@ def test_gammasgn(dtype):
 
 # ---- special: functions on the new primitives ---------------------------------------------------
 
-@needs("lgamma", "digamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gamma_family_values(dtype):
     x = np.concatenate([np.linspace(0.05, 30, 40), -np.array([0.5, 1.5, 2.3, 7.7])])
@@ -357,7 +346,6 @@ def test_gamma_family_values(dtype):
     assert float(sp.factorial(dtype(-1.0))) == 0.0
 
 
-@needs("lgamma", "digamma", "polygamma")
 def test_gamma_family_grads():
     x = np.array([0.4, 1.3, 4.0, 11.0])
     grad_check(sp.gammaln, ss.gammaln, x)
@@ -369,7 +357,6 @@ def test_gamma_family_grads():
                                                                     for v in a]), x + 2)
 
 
-@needs("polygamma", "zeta", "digamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_polygamma_and_zeta(dtype):
     x = np.linspace(0.3, 15, 12)
@@ -392,7 +379,6 @@ def test_polygamma_and_zeta(dtype):
     np.testing.assert_allclose(np.asarray(f(s32, q32)), fd, rtol=1e-4)
 
 
-@needs("igamma", "igammac", "lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_incomplete_gamma(dtype):
     a = np.array([0.3, 1.0, 2.5, 7.0, 20.0, 0.8])
@@ -403,12 +389,10 @@ def test_incomplete_gamma(dtype):
     check(sp.gammaincc, ss.gammaincc, a, x, dtype=dtype, **tol)
     grad_check(lambda x: sp.gammainc(a, x), lambda x: ss.gammainc(a, x), x, rtol=1e-6)
     grad_check(lambda x: sp.gammaincc(a, x), lambda x: ss.gammaincc(a, x), x, rtol=1e-6)
-    if _has("igamma_grad_a"):
-        grad_check(lambda a: sp.gammainc(a, x), lambda a: ss.gammainc(a, x), a, rtol=1e-5,
-                   atol=1e-7)
+    grad_check(lambda a: sp.gammainc(a, x), lambda a: ss.gammainc(a, x), a, rtol=1e-5,
+               atol=1e-7)
 
 
-@needs("betainc", "lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_betainc(dtype):
     a = np.array([0.5, 1.0, 2.0, 5.0, 0.7])
@@ -420,7 +404,6 @@ def test_betainc(dtype):
     grad_check(lambda x: sp.betainc(a, b, x), lambda x: ss.betainc(a, b, x), x, rtol=1e-6)
 
 
-@needs("bessel_i0e", "bessel_i1e")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_bessel(dtype):
     x = np.linspace(-20, 20, 41)
@@ -434,7 +417,6 @@ def test_bessel(dtype):
         grad_check(f, o, xs, rtol=1e-6)
 
 
-@needs("erfc")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_normal_functions(dtype):
     x = np.concatenate([np.linspace(-40, 40, 81), [-7.3, -3.1, 0.2, 6.5]])
@@ -453,7 +435,6 @@ def test_normal_functions(dtype):
     assert edge[0] == -np.inf and edge[1] == np.inf and np.isnan(edge[2:]).all()
 
 
-@needs("erfc")
 def test_normal_function_grads_vmap_jit():
     x = np.array([-30.0, -12.0, -3.0, 0.5, 4.0, 9.0])
     grad_check(sp.ndtr, ss.ndtr, x[2:], rtol=1e-6)
@@ -472,7 +453,6 @@ def test_normal_function_grads_vmap_jit():
                                ss.ndtri(p32.astype(np.float64)), rtol=2e-5)
 
 
-@needs("lgamma", "digamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_expn(dtype):
     x = np.concatenate([np.linspace(0.01, 1, 15), np.linspace(1.2, 40, 15)])
@@ -500,7 +480,6 @@ X = np.concatenate([np.linspace(-6, 6, 25), [-30.0, 15.0]])
 Q = np.array([1e-6, 0.01, 0.2, 0.5, 0.75, 0.999])
 
 
-@needs("erfc")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_norm(dtype):
     f32 = dtype == np.float32
@@ -620,7 +599,6 @@ def test_multivariate_normal_grads():
                rtol=1e-5)
 
 
-@needs("lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_t_gamma_chi2_dirichlet_densities(dtype):
     f32 = dtype == np.float32
@@ -650,7 +628,6 @@ def test_t_gamma_chi2_dirichlet_densities(dtype):
         S.dirichlet.logpdf(xx[:1], alpha)
 
 
-@needs("lgamma", "digamma")
 def test_density_grads_in_shape_parameters():
     x = np.array([0.4, 1.0, 2.5, 6.0])
     grad_check(lambda d: S.t.logpdf(x, d, 0.5, 2.0), lambda d: st.t.logpdf(x, d, 0.5, 2.0),
@@ -668,7 +645,6 @@ def test_density_grads_in_shape_parameters():
                lambda p: st.binom.logpmf(np.array([0.0, 2.0, 5.0]), 7.0, p), np.float64(0.3))
 
 
-@needs("igamma", "igammac", "lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gamma_chi2_poisson_cdfs(dtype):
     f32 = dtype == np.float32
@@ -687,7 +663,6 @@ def test_gamma_chi2_poisson_cdfs(dtype):
                np.array([0.5, 2.0, 4.0]))
 
 
-@needs("betainc", "lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_beta_distribution(dtype):
     f32 = dtype == np.float32
@@ -703,7 +678,6 @@ def test_beta_distribution(dtype):
                np.array([0.2, 0.5, 0.9]))
 
 
-@needs("lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_discrete_distributions(dtype):
     f32 = dtype == np.float32
@@ -725,7 +699,6 @@ def test_discrete_distributions(dtype):
                lambda p: st.bernoulli.logpmf(np.array([0.0, 1.0]), p), np.float64(0.35))
 
 
-@needs("erfc")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_truncnorm(dtype):
     f32 = dtype == np.float32
@@ -759,7 +732,6 @@ def test_gumbel(dtype):
                    np.float64(2.0))
 
 
-@needs("lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_nbinom_betabinom_multinomial(dtype):
     f32 = dtype == np.float32
@@ -784,7 +756,6 @@ def test_nbinom_betabinom_multinomial(dtype):
                                                   axis=-1), p)
 
 
-@needs("bessel_i0e")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_vonmises(dtype):
     f32 = dtype == np.float32
@@ -796,7 +767,6 @@ def test_vonmises(dtype):
                np.float64(3.0))
 
 
-@needs("lgamma", "erfc")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_comb_loggamma_erfcx_hyp1f1(dtype):
     f32 = dtype == np.float32
@@ -871,7 +841,6 @@ def test_fresnel(dtype):
                                    rtol=0, atol=2e-6)
 
 
-@needs("erfc")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_owens_t(dtype):
     f32 = dtype == np.float32
@@ -887,7 +856,6 @@ def test_owens_t(dtype):
                                rtol=2e-5)
 
 
-@needs("lgamma")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_hyp2f1(dtype):
     f32 = dtype == np.float32
