@@ -3,7 +3,6 @@ floating dtype, broadcasting for lax's primitives, typed constants."""
 
 import numpy as np
 
-from strata import lax
 from strata import numpy as jnp
 
 
@@ -21,8 +20,8 @@ def _promote_inexact(*args):
         dt = np.dtype(_default_float())
     out = []
     for a, w in zip(arrs, weak):
-        if w:  # through numpy: the core's asarray(float, float64) rounds through float32
-            a = jnp.asarray(np.asarray(a, dt)) if dt.kind == "f" else jnp.asarray(a, dt)
+        if w:
+            a = jnp.asarray(a, dt)
         out.append(a if a.dtype == dt else a.astype(dt))
     return out
 
@@ -33,21 +32,9 @@ def _broadcast(*xs):
     return list(jnp.broadcast_arrays(*xs)) if len(shapes) > 1 else list(xs)
 
 
-def _prim(op, name, *alt):
-    """strata.lax.<name> (or an alternative name), or a clear error when the core lacks it."""
-    for n in (name,) + alt:
-        f = getattr(lax, n, None)
-        if f is not None:
-            return f
-    raise NotImplementedError(f"[{op}] needs the primitive strata.lax.{name}, which this build "
-                              "of Strata's core does not have")
-
-
 def _const(x, v):
-    """v as a 0-d array of x's dtype (through numpy: the core's asarray(float, float64) rounds
-    the Python float through float32)."""
-    dt = np.dtype(x.dtype)
-    return jnp.asarray(np.asarray(v, dt)) if dt.kind == "f" else jnp.asarray(v, x.dtype)
+    """v as a 0-d array of x's dtype."""
+    return jnp.asarray(v, x.dtype)
 
 
 def _is_f64(x):

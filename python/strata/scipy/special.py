@@ -13,7 +13,7 @@ from strata import lax
 from strata import numpy as jnp
 from strata.api import custom_jvp, jvp, stop_gradient
 from strata.scipy._util import (
-    _broadcast, _const, _default_float, _is_f64, _prim, _promote_inexact)
+    _broadcast, _const, _default_float, _is_f64, _promote_inexact)
 
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf",
@@ -30,7 +30,7 @@ __all__ = [
 def gammaln(x):
     """log |Gamma(x)| (scipy.special.gammaln)."""
     x, = _promote_inexact(x)
-    return _prim("gammaln", "lgamma")(x)
+    return lax.lgamma(x)
 
 
 def gammasgn(x):
@@ -54,7 +54,7 @@ def gamma(x):
 def digamma(x):
     """psi(x) = d/dx log Gamma(x) (real arguments)."""
     x, = _promote_inexact(x)
-    return _prim("digamma", "digamma")(x)
+    return lax.digamma(x)
 
 
 def polygamma(n, x):
@@ -63,7 +63,7 @@ def polygamma(n, x):
     if n_dtype.kind not in "iu":
         raise ValueError(f"[polygamma] argument n must have an integer dtype, got {n_dtype}")
     n, x = _promote_inexact(n, x)
-    return _prim("polygamma", "polygamma")(*_broadcast(n, x))
+    return lax.polygamma(*_broadcast(n, x))
 
 
 def _zeta_series(s, a):
@@ -87,7 +87,7 @@ def _zeta_series(s, a):
 
 @custom_jvp
 def _zeta(s, q):
-    return _prim("zeta", "zeta")(s, q)
+    return lax.zeta(s, q)
 
 
 @_zeta.defjvp
@@ -137,19 +137,19 @@ def beta(a, b):
 def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b)."""
     a, b, x = _promote_inexact(a, b, x)
-    return _prim("betainc", "betainc", "regularized_incomplete_beta")(*_broadcast(a, b, x))
+    return lax.betainc(*_broadcast(a, b, x))
 
 
 def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x)."""
     a, x = _promote_inexact(a, x)
-    return _prim("gammainc", "igamma")(*_broadcast(a, x))
+    return lax.igamma(*_broadcast(a, x))
 
 
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
     a, x = _promote_inexact(a, x)
-    return _prim("gammaincc", "igammac")(*_broadcast(a, x))
+    return lax.igammac(*_broadcast(a, x))
 
 
 def factorial(n, exact=False):
@@ -218,7 +218,7 @@ def erf(x):
 def erfc(x):
     """The complementary error function 1 - erf(x), accurate where erf(x) is near 1."""
     x, = _promote_inexact(x)
-    return _prim("erfc", "erfc")(x)
+    return lax.erfc(x)
 
 
 def erfcx(x):
@@ -227,7 +227,7 @@ def erfcx(x):
     x, = _promote_inexact(x)
     big = 10.0 if _is_f64(x) else 6.0
     xd = jnp.minimum(x, big)
-    direct = jnp.exp(xd * xd) * _prim("erfcx", "erfc")(xd)
+    direct = jnp.exp(xd * xd) * lax.erfc(xd)
     xa = jnp.maximum(x, big)
     w = 1.0 / (2.0 * xa * xa)
     total = _const(x, 1.0)
@@ -261,7 +261,7 @@ def ndtr(x):
 def _ndtr(x):
     w = x * _const(x, 1 / math.sqrt(2))
     z = jnp.abs(w)
-    tail = _prim("ndtr", "erfc")(z)
+    tail = lax.erfc(z)
     y = jnp.where(z < 1 / math.sqrt(2), 1.0 + lax.erf(w), jnp.where(w > 0, 2.0 - tail, tail))
     return 0.5 * y
 
@@ -649,7 +649,7 @@ def hyp2f1(a, b, c, x):
 def i0e(x):
     """The exponentially scaled modified Bessel function of order 0, exp(-|x|) I0(x)."""
     x, = _promote_inexact(x)
-    return _prim("i0e", "bessel_i0e")(x)
+    return lax.bessel_i0e(x)
 
 
 def i0(x):
@@ -661,7 +661,7 @@ def i0(x):
 def i1e(x):
     """The exponentially scaled modified Bessel function of order 1, exp(-|x|) I1(x)."""
     x, = _promote_inexact(x)
-    return _prim("i1e", "bessel_i1e")(x)
+    return lax.bessel_i1e(x)
 
 
 def i1(x):
