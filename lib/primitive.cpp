@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -61,6 +62,32 @@ const std::string &Params::get_string(std::string_view n) const {
 const std::vector<int64_t> &Params::get_ints(std::string_view n) const {
   return get_as<std::vector<int64_t>>(*this, n);
 }
+const SubFn &Params::get_fn(std::string_view n) const {
+  const SubFnRef &f = get_as<SubFnRef>(*this, n);
+  if (!f)
+    throw Error(detail::cat("[params] sub-function '", n, "' is null in {", str(), "}"),
+                ErrorKind::Internal);
+  return *f;
+}
+const std::vector<SubFnRef> &Params::get_fns(std::string_view n) const {
+  return get_as<std::vector<SubFnRef>>(*this, n);
+}
+
+// A sub-function prints as its name, its signature and its identity: two applications share a
+// sub-function exactly when they print the same.
+static std::string sub_fn_str(const SubFnRef &f) {
+  if (!f)
+    return "{null}";
+  std::string s = "{" + f->name + " (";
+  for (size_t i = 0; i < f->in.size(); ++i)
+    s += (i ? ", " : "") + f->in[i].str();
+  s += ") -> (";
+  for (size_t i = 0; i < f->out.size(); ++i)
+    s += (i ? ", " : "") + f->out[i].str();
+  char id[32];
+  std::snprintf(id, sizeof id, "%p", static_cast<const void *>(f.get()));
+  return s + ") consts=" + std::to_string(f->num_consts) + " @" + id + "}";
+}
 
 static std::string value_str(const ParamValue &v) {
   struct V {
@@ -70,6 +97,13 @@ static std::string value_str(const ParamValue &v) {
     std::string operator()(const std::string &s) const { return "\"" + s + "\""; }
     std::string operator()(DType t) const { return std::string(short_name(t)); }
     std::string operator()(const std::vector<int64_t> &v) const { return shape_str(v); }
+    std::string operator()(const SubFnRef &f) const { return sub_fn_str(f); }
+    std::string operator()(const std::vector<SubFnRef> &fs) const {
+      std::string s = "[";
+      for (size_t i = 0; i < fs.size(); ++i)
+        s += (i ? ", " : "") + sub_fn_str(fs[i]);
+      return s + "]";
+    }
   };
   return std::visit(V{}, v);
 }
@@ -96,6 +130,11 @@ size_t Params::hash() const {
           if constexpr (std::is_same_v<X, std::vector<int64_t>>)
             for (int64_t e : x)
               mix(std::hash<int64_t>{}(e));
+          else if constexpr (std::is_same_v<X, SubFnRef>)
+            mix(std::hash<const void *>{}(x.get()));
+          else if constexpr (std::is_same_v<X, std::vector<SubFnRef>>)
+            for (const SubFnRef &f : x)
+              mix(std::hash<const void *>{}(f.get()));
           else if constexpr (std::is_same_v<X, DType>)
             mix(static_cast<size_t>(x));
           else

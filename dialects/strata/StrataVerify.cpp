@@ -314,8 +314,10 @@ static Attribute toAttribute(Builder &b, const ::strata::ParamValue &value) {
           return b.getStringAttr(v);
         else if constexpr (std::is_same_v<T, ::strata::DType>)
           return TypeAttr::get(toElementType(b.getContext(), v));
-        else
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
           return b.getDenseI64ArrayAttr(v);
+        else // sub-functions become regions, built by the staging level, never attributes
+          return Attribute();
       },
       value);
 }
@@ -333,7 +335,8 @@ Operation *buildPrimitiveOp(OpBuilder &builder, Location loc, StringRef primitiv
   ArrayRef<StringAttr> inherent = state.name.getAttributeNames();
   for (const auto &[name, value] : params.items())
     if (llvm::any_of(inherent, [&](StringAttr a) { return a.getValue() == name; }))
-      state.addAttribute(name, toAttribute(builder, value));
+      if (Attribute attr = toAttribute(builder, value))
+        state.addAttribute(name, attr);
   Operation *op = builder.create(state);
   // Capture the verifier's message instead of printing it.
   std::string message;

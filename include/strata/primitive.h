@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,8 +26,26 @@ struct AbstractValue {
 };
 STRATA_EXPORT AbstractValue abstract_of(const Array &a);
 
-/// A primitive parameter: static data such as axes, shapes, dtypes or dimension numbers.
-using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>>;
+/// A function of a flat list of arrays: the form the trace levels work on.
+using FlatFn = std::function<std::vector<Array>(const std::vector<Array> &)>;
+
+/// A sub-function parameter of a higher-order primitive (a loop body, a branch, a checkpointed
+/// or jitted function): closed, so that any level may call it with values of its own. The
+/// tracers it closed over were converted to its leading `num_consts` inputs when it was bound
+/// (the primitive's first inputs are those consts). `in` and `out` are the avals it was traced
+/// at, consts first. Compared and hashed by identity, as JAX's closed jaxprs are.
+struct SubFn {
+  std::string name; // what it is to its primitive, for printing: "body", "branch1", "fwd"
+  FlatFn fn;
+  std::vector<AbstractValue> in, out;
+  size_t num_consts = 0;
+};
+using SubFnRef = std::shared_ptr<const SubFn>;
+
+/// A primitive parameter: static data such as axes, shapes, dtypes or dimension numbers, or
+/// sub-functions.
+using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>,
+                                SubFnRef, std::vector<SubFnRef>>;
 
 /// Named static parameters of one primitive application, kept sorted by name so that equal
 /// parameter sets compare and hash equal (they become part of jit cache keys).
@@ -43,6 +62,8 @@ public:
   DType get_dtype(std::string_view name) const;
   const std::string &get_string(std::string_view name) const;
   const std::vector<int64_t> &get_ints(std::string_view name) const;
+  const SubFn &get_fn(std::string_view name) const;
+  const std::vector<SubFnRef> &get_fns(std::string_view name) const;
   const std::vector<std::pair<std::string, ParamValue>> &items() const { return items_; }
   std::string str() const;
   size_t hash() const;

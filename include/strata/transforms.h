@@ -18,9 +18,6 @@
 
 namespace strata {
 
-/// A function of a flat list of arrays: the form the trace levels work on.
-using FlatFn = std::function<std::vector<Array>(const std::vector<Array> &)>;
-
 struct VjpResult {
   std::vector<Array> outputs;
   /// Output cotangents -> input cotangents (zeros for non-float inputs). Reusable.

@@ -27,7 +27,12 @@ py::object param_value(const ParamValue &v) {
     py::object operator()(const std::string &s) const { return py::str(s); }
     py::object operator()(DType t) const { return numpy_dtype(t); }
     py::object operator()(const std::vector<int64_t> &v) const { return shape_tuple(v); }
+    // Sub-functions are shown as their description (name, signature, identity).
+    py::object operator()(const SubFnRef &) const { return py::none(); }
+    py::object operator()(const std::vector<SubFnRef> &) const { return py::none(); }
   };
+  if (std::holds_alternative<SubFnRef>(v) || std::holds_alternative<std::vector<SubFnRef>>(v))
+    return py::str(Params{{"f", v}}.str().substr(2));
   return std::visit(V{}, v);
 }
 
