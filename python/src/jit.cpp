@@ -2,7 +2,7 @@
 // function), Lowered, and the cache counters.
 #include "common.h"
 
-#include "runtime/ForeignTracer.h"
+#include "jit/ForeignTracer.h"
 #include "strata/jit.h"
 
 namespace strata::python {

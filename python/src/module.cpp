@@ -2,7 +2,7 @@
 // Python exceptions by kind and calls each binding file's init function.
 #include "common.h"
 
-#include "runtime/ForeignTracer.h"
+#include "jit/ForeignTracer.h"
 #include "strata/device.h"
 #include "strata/jit.h"
 

@@ -4,7 +4,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "runtime/CpuBackend.h"
+#include "jit/Context.h"
+#include "jit/CpuExecutable.h"
+#include "jit/DiskCache.h"
 #include "strata/error.h"
 
 namespace {

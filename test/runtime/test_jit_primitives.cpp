@@ -6,7 +6,8 @@
 #include <cmath>
 
 #include "primitive_table.h"
-#include "runtime/GpuBackend.h"
+#include "jit/Context.h"
+#include "jit/GpuExecutable.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "strata/device.h"
 #include "strata/jit.h"

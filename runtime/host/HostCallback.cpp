@@ -1,5 +1,5 @@
 // strata_rt_host_callback: compiled code's calls of registered host functions.
-#include "runtime/HostCallback.h"
+#include "runtime/host/HostCallback.h"
 
 #include <cstring>
 #include <exception>

@@ -1,4 +1,4 @@
-// The GPU backend: lowers a staged function through `strata-lower-to-nvvm` (kernels as PTX) and
+// The GPU executable: lowers a staged function through `strata-lower-to-nvvm` (kernels as PTX) and
 // `strata-lower-gpu-host` (host code calling the CUDA runtime), compiles the host side with
 // LLVM's ORC JIT, and runs it on arrays in a GPU's memory.
 #pragma once
@@ -7,7 +7,8 @@
 #include <mutex>
 #include <string>
 
-#include "runtime/CpuBackend.h"
+#include "jit/Compile.h"
+#include "jit/Executable.h"
 
 namespace strata::rt {
 
@@ -51,8 +52,5 @@ private:
   mutable bool initialized_ = false;
   mutable std::vector<Array> device_constants_;
 };
-
-/// The runtime functions GPU host code calls (mgpu* and strata_rt_cuda_gemm), by name.
-std::vector<std::pair<std::string, void *>> gpu_runtime_symbols();
 
 } // namespace strata::rt

@@ -1,25 +1,21 @@
-// The CPU backend: lowers a staged function through `strata-lower-to-cpu`, compiles it with
-// LLVM's ORC JIT (MLIR's ExecutionEngine) for the host, and runs it on host arrays.
+// The CPU executable: a staged function lowered through `strata-lower-to-cpu`, compiled with
+// LLVM's ORC JIT for the host, run on host arrays.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "runtime/Executable.h"
-#include "runtime/Staging.h"
+#include "jit/Compile.h"
+#include "jit/Executable.h"
+#include "jit/Staging.h"
 
 namespace llvm::orc {
 class LLJIT;
 }
 
 namespace strata::rt {
-
-/// The text of each stage a compile went through: "strata" (as staged), the stages of
-/// `strata-lower-to-cpu` ("optimized", "linalg", "bufferized", "llvm") and "llvm-ir".
-using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
 class STRATA_EXPORT CpuExecutable : public Executable {
 public:
@@ -40,18 +36,5 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   void (*entry_)(void **) = nullptr;
 };
-
-/// The persistent cache (STRATA_CACHE_DIR): object code keyed by a hash of the staged IR and
-/// the compiler (LLVM version, host CPU and features, pipeline). Counts this process's hits
-/// (compilations skipped) and writes.
-struct DiskCacheStats {
-  int64_t hits = 0, writes = 0;
-};
-STRATA_EXPORT DiskCacheStats disk_cache_stats();
-
-/// The MLIR context jit stages into (every upstream dialect and Strata's registered; passes and
-/// pipelines registered). Guarded: callers hold context_mutex() while they use it.
-STRATA_EXPORT mlir::MLIRContext &jit_context();
-STRATA_EXPORT std::recursive_mutex &context_mutex();
 
 } // namespace strata::rt

@@ -1,5 +1,5 @@
 // jit's staging level: every primitive bound while it is live becomes a strata op.
-#include "runtime/Staging.h"
+#include "jit/Staging.h"
 
 #include <memory>
 #include <unordered_map>

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "runtime/Staging.h"
+#include "jit/Staging.h"
 #include "strata/array.h"
 #include "strata/export.h"
 
@@ -38,5 +38,13 @@ protected:
   std::vector<AbstractValue> results_;
   std::vector<StagedOutput> outputs_;
 };
+
+/// Fills a memref descriptor {allocated, aligned, offset, sizes, strides} for a dense array.
+void fill_descriptor(int64_t *d, void *data, const Shape &shape);
+
+/// The user's outputs from the computed `results`, the `inputs` and the staged constants.
+std::vector<Array> assemble_outputs(const std::vector<StagedOutput> &outputs,
+                                    const std::vector<Array> &results,
+                                    const std::vector<Array> &inputs);
 
 } // namespace strata::rt

@@ -1,6 +1,6 @@
-// The steps CPU and GPU executables share: running named pass stages with errors that name the
-// failing pass, translating to LLVM IR and compiling for the host, the persistent cache, and
-// loading object code into an ORC JIT with the runtime's symbols.
+// The steps every executable's compile shares: running named pass stages with errors that name
+// the failing pass, translating to LLVM IR and compiling for the host, the persistent cache
+// lookup, and loading object code into an ORC JIT with the runtime's symbols.
 #pragma once
 
 #include <memory>
@@ -8,11 +8,24 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/CpuBackend.h"
 
 namespace llvm {
 class MemoryBuffer;
+namespace orc {
+class LLJIT;
 }
+} // namespace llvm
+namespace mlir {
+class ModuleOp;
+}
+
+namespace strata::rt {
+
+/// The text of each stage a compile went through: "strata" (as staged), the pipeline's stages
+/// (for the CPU "optimized", "linalg", "bufferized", "llvm") and "llvm-ir".
+using StageTexts = std::vector<std::pair<std::string, std::string>>;
+
+} // namespace strata::rt
 
 namespace strata::rt::detail {
 
@@ -46,13 +59,5 @@ void (*lookup_entry(llvm::orc::LLJIT &jit))(void **);
 /// `strata_init` / `strata_fini` of a loaded object (compile_object makes them from the module's
 /// global constructors and destructors, which ORC does not run for object code).
 void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))();
-
-/// Fills a memref descriptor {allocated, aligned, offset, sizes, strides} for a dense array.
-void fill_descriptor(int64_t *d, void *data, const Shape &shape);
-
-/// The user's outputs from the computed `results`, the `inputs` and the staged constants.
-std::vector<Array> assemble_outputs(const std::vector<StagedOutput> &outputs,
-                                    const std::vector<Array> &results,
-                                    const std::vector<Array> &inputs);
 
 } // namespace strata::rt::detail

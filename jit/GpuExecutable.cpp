@@ -1,10 +1,10 @@
-// The GPU backend: strata-lower-to-nvvm for the kernels, strata-lower-gpu-host for the host
+// The GPU executable: strata-lower-to-nvvm for the kernels, strata-lower-gpu-host for the host
 // code, ORC for the host side, and the CUDA runtime (runtime/cuda) underneath.
-#include "runtime/GpuBackend.h"
+#include "jit/GpuExecutable.h"
 
-#include "runtime/HostCallback.h"
-#include "runtime/LlvmCompile.h"
+#include "jit/Compile.h"
 #include "runtime/cuda/CudaRuntime.h"
+#include "runtime/host/HostRuntime.h"
 #include "transforms/GpuHost.h"
 #include "transforms/LowerToNvvm.h"
 
@@ -39,62 +39,6 @@ std::vector<std::pair<std::string, std::string>> gpu_stages(const GpuTarget &t) 
 }
 } // namespace
 
-namespace {
-/// A failure of strata_rt_cuda_to_host in this thread (it cannot throw through compiled code).
-thread_local std::string g_to_host_error;
-} // namespace
-
-/// strata-gpu-host-memory's scalar read: waits for the current device's stream, then copies
-/// `bytes` at device address `src` to host address `dst`.
-extern "C" void strata_rt_cuda_to_host(int64_t dst, int64_t src, int64_t bytes) {
-  if (!g_to_host_error.empty() || cuda::has_pending_error())
-    return;
-  try {
-    cuda::copy_to_host(cuda::current_device(), reinterpret_cast<void *>(dst),
-                       reinterpret_cast<const void *>(src), static_cast<size_t>(bytes));
-  } catch (const std::exception &e) {
-    g_to_host_error = e.what();
-  }
-}
-
-/// strata.host_callback in GPU host code (strata-gpu-host-memory renames the CPU's call to
-/// this one): the announced buffers are device memory, copied to the host on the device's
-/// stream (after the kernels before the call) for the callback, and its results copied back.
-extern "C" void strata_rt_cuda_host_callback(int64_t id, int64_t n_in, int64_t n_out) {
-  int device = cuda::current_device();
-  run_host_callback_buffers(
-      id, n_in, n_out,
-      [device](void *dst, const void *src, size_t n) { cuda::copy_to_host(device, dst, src, n); },
-      [device](void *dst, const void *src, size_t n) {
-        cuda::copy_to_device(device, dst, src, n);
-      });
-}
-
-std::vector<std::pair<std::string, void *>> gpu_runtime_symbols() {
-  std::vector<std::pair<std::string, void *>> out;
-  for (const auto &[name, address] : cuda::runtime_symbols())
-    out.emplace_back(name, address);
-  out.emplace_back("strata_rt_cuda_to_host", reinterpret_cast<void *>(&strata_rt_cuda_to_host));
-  out.emplace_back("strata_rt_cuda_host_callback",
-                   reinterpret_cast<void *>(&strata_rt_cuda_host_callback));
-  out.emplace_back("strata_rt_host_callback_buffer",
-                   reinterpret_cast<void *>(&strata_rt_host_callback_buffer));
-  out.emplace_back("strata_rt_host_callback_dim",
-                   reinterpret_cast<void *>(&strata_rt_host_callback_dim));
-  return out;
-}
-
-namespace {
-/// Throws what the runtime functions recorded while compiled code ran.
-void rethrow_runtime_errors() {
-  cuda::rethrow_pending_error();
-  if (!g_to_host_error.empty()) {
-    std::string message = std::move(g_to_host_error);
-    g_to_host_error.clear();
-    throw Error(message, ErrorKind::Internal);
-  }
-}
-} // namespace
 
 GpuExecutable::~GpuExecutable() {
   if (!initialized_)
@@ -134,7 +78,7 @@ std::vector<Array> GpuExecutable::run(const std::vector<Array> &inputs) const {
     // The module's constructors load its kernels' modules (mgpuModuleLoadJIT -> nvJitLink).
     init_();
     initialized_ = true;
-    rethrow_runtime_errors();
+    rethrow_gpu_runtime_errors();
     for (const Array &c : constants_)
       device_constants_.push_back(device_put(c, device));
   });
@@ -143,8 +87,8 @@ std::vector<Array> GpuExecutable::run(const std::vector<Array> &inputs) const {
   for (const Array &x : inputs)
     placed.push_back(x.device() == device ? x : device_put(x, device));
   std::vector<Array> results = invoke(entry_, placed, device_constants_, device);
-  rethrow_runtime_errors();
-  std::vector<Array> outs = detail::assemble_outputs(outputs_, results, placed);
+  rethrow_gpu_runtime_errors();
+  std::vector<Array> outs = assemble_outputs(outputs_, results, placed);
   // A returned constant is a host array: every output lives where the function ran.
   for (Array &o : outs)
     if (o.device() != device)

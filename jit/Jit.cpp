@@ -14,9 +14,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "runtime/CpuBackend.h"
-#include "runtime/GpuBackend.h"
-#include "runtime/Staging.h"
+#include "jit/Context.h"
+#include "jit/CpuExecutable.h"
+#include "jit/DiskCache.h"
+#include "jit/GpuExecutable.h"
+#include "jit/Staging.h"
 #include "buffer_impl.h"
 #include "strata/device.h"
 #include "strata/error.h"

@@ -1,26 +1,14 @@
-// The CPU backend: strata-lower-to-cpu, LLVM's ORC JIT for the host CPU, and the calling
-// convention of compiled functions (memref descriptors, outputs allocated by the runtime).
-#include "runtime/CpuBackend.h"
-#include "runtime/HostCallback.h"
-#include "runtime/LlvmCompile.h"
+// The steps every executable's compile shares: running named pass stages with errors that name
+// the failing pass, translating to LLVM IR, compiling for the host, the persistent cache lookup,
+// and loading object code into an ORC JIT with the runtime's symbols.
+#include "jit/Compile.h"
 
-#include <cstring>
-
-#include "dialects/strata/StrataOps.h"
-#include "transforms/GpuHost.h"
-#include "transforms/LowerToCpu.h"
-#include "transforms/LowerToNvvm.h"
-#include "transforms/Passes.h"
-
-#include <array>
+#include <algorithm>
 #include <numeric>
-#include <atomic>
-#include <filesystem>
-#include <fstream>
-#include <dlfcn.h>
-#include <unistd.h>
 
-#include "llvm/Config/llvm-config.h"
+#include <dlfcn.h>
+
+#include "jit/DiskCache.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -30,78 +18,22 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/TargetParser/Host.h"
-#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
-
-#include "blas_impl.h"
-#include "buffer_impl.h"
 #include <omp.h>
-#include "strata/device.h"
+
 #include "strata/error.h"
 
 namespace strata::rt {
 
-std::recursive_mutex &context_mutex() {
-  static std::recursive_mutex mu;
-  return mu;
-}
-
-mlir::MLIRContext &jit_context() {
-  static mlir::MLIRContext *ctx = [] {
-    mlir::registerAllPasses();
-    mlir::strata::registerStrataPasses();
-    mlir::strata::registerStrataPipelines();
-    mlir::strata::registerStrataCpuPipeline();
-    mlir::strata::registerStrataNvvmPipeline();
-    mlir::strata::registerStrataGpuHostPipeline();
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    mlir::DialectRegistry registry;
-    registry.insert<mlir::strata::StrataDialect>();
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    // Every dialect's translation: the CPU path needs builtin, LLVM and OpenMP; the GPU path's
-    // gpu-module-to-binary and gpu.binary/launch_func translation need GPU and NVVM.
-    mlir::registerAllToLLVMIRTranslations(registry);
-    // Parallel loops run on libomp's team; its workers sleep as soon as a loop ends instead of
-    // spinning for 200 ms, which would take the cores from BLIS's threads and libstrata's pool.
-    kmp_set_blocktime(0);
-    auto *c = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
-    c->loadDialect<mlir::strata::StrataDialect>();
-    c->loadAllAvailableDialects();
-    return c;
-  }();
-  return *ctx;
-}
-
 namespace {
-
-/// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see blas_impl.h).
-extern "C" void strata_rt_gemm(int64_t bits, int64_t batch, int64_t m, int64_t n, int64_t k,
-                               int64_t a, int64_t a_off, int64_t a_bs, int64_t a_rs, int64_t a_cs,
-                               int64_t b, int64_t b_off, int64_t b_bs, int64_t b_rs, int64_t b_cs,
-                               int64_t c, int64_t c_off, int64_t c_bs, int64_t c_rs,
-                               int64_t c_cs, int64_t accumulate) {
-  int64_t size = bits / 8;
-  auto at = [size](int64_t p, int64_t off) {
-    return reinterpret_cast<void *>(p + off * size);
-  };
-  strided_gemm(bits == 32 ? DType::Float32 : DType::Float64, batch, m, n, k,
-               GemmArg{at(a, a_off), a_bs, a_rs, a_cs}, GemmArg{at(b, b_off), b_bs, b_rs, b_cs},
-               GemmArg{at(c, c_off), c_bs, c_rs, c_cs}, accumulate != 0);
-}
 
 std::string print(mlir::Operation *op) {
   std::string text;
@@ -122,22 +54,6 @@ struct FailedPassRecorder : mlir::PassInstrumentation {
 
 } // namespace
 
-/// A memref descriptor as the C interface takes it: {allocated, aligned, offset, sizes[r],
-/// strides[r]}, all 8-byte words.
-void detail::fill_descriptor(int64_t *d, void *data, const Shape &shape) {
-  std::memcpy(d, &data, sizeof(void *));
-  std::memcpy(d + 1, &data, sizeof(void *));
-  d[2] = 0;
-  size_t r = shape.size();
-  int64_t stride = 1;
-  for (size_t i = r; i-- > 0;) {
-    d[3 + i] = shape[i];
-    d[3 + r + i] = stride;
-    stride *= shape[i];
-  }
-}
-
-CpuExecutable::~CpuExecutable() = default;
 
 namespace {
 
@@ -160,35 +76,6 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMac
   return std::move(*tm);
 }
 
-/// What, besides the IR, decides the machine code: the compiler and the host CPU.
-const std::string &compiler_fingerprint() {
-  static const std::string f = [] {
-    std::string s = "strata-0.1 llvm-" LLVM_VERSION_STRING " cpu=" +
-                    llvm::sys::getHostCPUName().str() + " features=";
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      s += (feature.second ? "+" : "-") + feature.first().str() + ",";
-    for (const auto &[stage, text] : mlir::strata::cpuLoweringStages())
-      s += " " + stage + "=" + text;
-    return s;
-  }();
-  return f;
-}
-
-/// The persistent cache's directory (STRATA_CACHE_DIR), or "" when it is off.
-std::string disk_cache_dir() {
-  const char *dir = std::getenv("STRATA_CACHE_DIR");
-  return dir ? dir : "";
-}
-
-/// The file in the persistent cache `dir` for staged IR `ir`.
-std::string disk_cache_path(const std::string &dir, const std::string &ir) {
-  llvm::SHA256 h;
-  h.update(compiler_fingerprint());
-  h.update(ir);
-  std::array<uint8_t, 32> digest = h.final();
-  return dir + "/" + llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 16), true) +
-         ".o";
-}
 
 /// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
 /// the runtime calls every compiled function the same way whatever its arity.
@@ -242,11 +129,9 @@ void add_init_fini(llvm::Module &m) {
   }
 }
 
-std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
 
 } // namespace
 
-DiskCacheStats disk_cache_stats() { return {g_disk_hits.load(), g_disk_writes.load()}; }
 
 namespace detail {
 
@@ -319,48 +204,26 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
   return std::move(*compiled);
 }
 
-std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path) {
-  if (path.empty())
-    return nullptr;
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return nullptr;
-  ++g_disk_hits;
-  return std::move(*buf);
-}
-
-void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object) {
-  if (path.empty())
-    return;
-  // Write then rename: a concurrent reader never sees half a file.
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(object.getBufferStart(), static_cast<std::streamsize>(object.getBufferSize()));
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (!ec)
-    ++g_disk_writes;
-}
 
 std::unique_ptr<llvm::MemoryBuffer>
 compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
                 const std::string &target, const std::string &name, StageTexts *stages,
                 const std::string &stop_after) {
   // The staged text is printed only for a reader (stages) or the persistent cache's key.
-  std::string cache_dir = stop_after.empty() ? disk_cache_dir() : "";
-  std::string staged_text = stages || !cache_dir.empty() ? print(module) : "";
+  bool cached = stop_after.empty() && disk_cache_enabled();
+  std::string staged_text = stages || cached ? print(module) : "";
   if (stages)
     stages->emplace_back("strata", staged_text);
   if (stop_after == "strata")
     return nullptr;
-  // The CPU's key is the IR alone (the fingerprint names its pipeline); others add the target.
-  std::string cache_path =
-      cache_dir.empty()
-          ? ""
-          : disk_cache_path(cache_dir, target.empty() ? staged_text : target + "\n" + staged_text);
+  // The key: the target, the pipeline that lowers the IR, and the IR itself (DiskCache.h).
+  std::string cache_path;
+  if (cached) {
+    std::string key = target + "\n";
+    for (const auto &[stage, text] : list)
+      key += stage + "=" + text + "\n";
+    cache_path = disk_cache_path(key + staged_text);
+  }
   if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))
     return object;
   if (run_stages(module, list, name, stages, stop_after))
@@ -426,89 +289,8 @@ void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))() {
 
 } // namespace detail
 
-std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
-                                                      const std::string &name, StageTexts *stages,
-                                                      const std::string &stop_after) {
-  std::unique_ptr<llvm::MemoryBuffer> object = detail::compile_or_load(
-      *staged.module, mlir::strata::cpuLoweringStages(), "", name, stages, stop_after);
-  if (!object)
-    return nullptr;
-  auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->jit_ = detail::load_object(
-      std::move(object),
-      {{"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-       {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
-       {"strata_rt_host_callback", reinterpret_cast<void *>(&strata_rt_host_callback)},
-       {"strata_rt_host_callback_buffer",
-        reinterpret_cast<void *>(&strata_rt_host_callback_buffer)},
-       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)}});
-  exe->entry_ = detail::lookup_entry(*exe->jit_);
-  exe->adopt_signature(staged);
-  return exe;
-}
 
-std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<Array> &inputs,
-                                      const std::vector<Array> &constants, Device device) const {
-  size_t n_args = inputs.size() + constants.size() + results_.size();
-  size_t words = 0;
-  for (const AbstractValue &a : inputs_)
-    words += 3 + 2 * a.shape.size();
-  for (const Array &c : constants)
-    words += 3 + 2 * c.shape().size();
-  for (const AbstractValue &a : results_)
-    words += 3 + 2 * a.shape.size();
-  // Small signatures live on the stack: this is the cache-hit path.
-  llvm::SmallVector<int64_t, 64> desc(words);
-  llvm::SmallVector<void *, 16> ptrs(n_args), args(n_args);
-  std::vector<Array> results;
-  results.reserve(results_.size());
-  size_t at = 0, k = 0;
-  auto add = [&](const Array &x) {
-    detail::fill_descriptor(desc.data() + at, x.buffer()->data(), x.shape());
-    ptrs[k] = desc.data() + at;
-    args[k] = &ptrs[k];
-    at += 3 + 2 * x.shape().size();
-    ++k;
-  };
-  for (const Array &x : inputs)
-    add(x);
-  for (const Array &c : constants)
-    add(c);
-  for (const AbstractValue &a : results_) {
-    results.push_back(empty_on(a.shape, a.dtype, device, a.weak_type));
-    add(results.back());
-  }
-  entry(args.data());
-  rethrow_host_callback_error(); // compiled code cannot unwind: a callback's error waits here
-  return results;
-}
 
-std::vector<Array> CpuExecutable::run(const std::vector<Array> &inputs) const {
-  std::vector<Array> results = invoke(entry_, inputs, constants_, cpu_device());
-  return detail::assemble_outputs(outputs_, results, inputs);
-}
 
-std::vector<Array> detail::assemble_outputs(const std::vector<StagedOutput> &outputs,
-                                            const std::vector<Array> &results,
-                                            const std::vector<Array> &inputs) {
-  std::vector<Array> outs;
-  outs.reserve(outputs.size());
-  for (const StagedOutput &o : outputs) {
-    switch (o.kind) {
-    case StagedOutput::Kind::Result:
-      outs.push_back(results[o.index]);
-      break;
-    case StagedOutput::Kind::Input:
-      outs.push_back(inputs[o.index].weak_type() == o.aval.weak_type
-                         ? inputs[o.index]
-                         : inputs[o.index].with_weak_type(o.aval.weak_type));
-      break;
-    case StagedOutput::Kind::Constant:
-      outs.push_back(o.value);
-      break;
-    }
-  }
-  return outs;
-}
 
 } // namespace strata::rt

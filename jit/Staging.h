@@ -7,7 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
-#include "runtime/ForeignTracer.h"
+#include "jit/ForeignTracer.h"
 
 #include "strata/primitive.h"
 #include "strata/transforms.h"
