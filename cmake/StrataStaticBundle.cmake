@@ -1,5 +1,5 @@
 # STRATA_STATIC_BUNDLE: Strata's libraries static, linked against MLIR/LLVM's static component
-# archives instead of libMLIR.so/libLLVM.so, so that bench/gpu's strata-device-check carries its
+# archives instead of libMLIR.so/libLLVM.so, so that tools/device-check's strata-device-check carries its
 # compiler with it to a machine without MLIR/LLVM (docs/gpu.md).
 #
 # MLIR's exported targets name the LLVM dylib as their dependency, so they cannot be used here:
@@ -19,7 +19,7 @@ list(FILTER _strata_mlir_archives EXCLUDE REGEX "/libMLIR[^/]*TestPasses\\.a$")
 list(FILTER _strata_mlir_archives EXCLUDE REGEX "/libMLIRExecutionEngineShared\\.a$")
 
 file(GLOB _strata_llvm_archives ${LLVM_LIBRARY_DIR}/libLLVM*.a)
-# Other backends and tools: registrations that name them resolve to bench/gpu/bundle_stubs.cpp.
+# Other backends and tools: registrations that name them resolve to tools/device-check/bundle_stubs.cpp.
 set(_strata_other_targets AArch64 AMDGPU ARM AVR BPF Hexagon Lanai LoongArch M68k MSP430 Mips
     PowerPC RISCV Sparc SystemZ VE WebAssembly XCore Xtensa SPIRV BOLT Exegesis)
 list(JOIN _strata_other_targets "|" _strata_other_re)
@@ -32,7 +32,7 @@ find_library(STRATA_ZSTD NAMES zstd libzstd.so.1 REQUIRED)
 set(STRATA_MLIR_LINK ${_strata_mlir_archives} ${_strata_llvm_archives} ${STRATA_ZLIB_STATIC}
     ${STRATA_ZSTD} Threads::Threads ${CMAKE_DL_LIBS} m)
 # The JIT's runtime: libomp stays shared (only libomp.so is packaged; it is shipped in the
-# bundle), and memrefCopy comes from bench/gpu/bundle_runtime.cpp (Debian's
+# bundle), and memrefCopy comes from tools/device-check/bundle_runtime.cpp (Debian's
 # libmlir_c_runner_utils.so needs libMLIR.so).
 set(STRATA_JIT_RUNTIME_LIBS StrataBundleRuntime ${LLVM_LIBRARY_DIR}/libomp.so)
 message(STATUS "Strata: static bundle: ${STRATA_LLD}, "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU peers of strata-device-check --bench (bench/gpu/device_check.cpp): the same MLP train
+"""GPU peers of strata-device-check --bench (tools/device-check/device_check.cpp): the same MLP train
 step and transformer block (same shapes, dtypes and init scale) in JAX (jax.jit of
 value_and_grad) and PyTorch (eager, and torch.compile when it compiles within COMPILE_LIMIT_S), plus
 PyTorch's device copy bandwidth and torch.matmul for reference. Prints one JSON object per line
