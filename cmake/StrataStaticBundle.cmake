@@ -1,6 +1,6 @@
 # STRATA_STATIC_BUNDLE: Strata's libraries static, linked against MLIR/LLVM's static component
-# archives instead of libMLIR.so/libLLVM.so, so that tools/device-check's strata-device-check carries its
-# compiler with it to a machine without MLIR/LLVM (docs/gpu.md).
+# archives instead of libMLIR.so/libLLVM.so, so that tools/device-check's strata-device-check
+# carries its compiler with it to a machine without MLIR/LLVM (docs/gpu.md).
 #
 # MLIR's exported targets name the LLVM dylib as their dependency, so they cannot be used here:
 # the link line is every MLIR archive and the LLVM archives of the two backends Strata uses (the
@@ -19,7 +19,8 @@ list(FILTER _strata_mlir_archives EXCLUDE REGEX "/libMLIR[^/]*TestPasses\\.a$")
 list(FILTER _strata_mlir_archives EXCLUDE REGEX "/libMLIRExecutionEngineShared\\.a$")
 
 file(GLOB _strata_llvm_archives ${LLVM_LIBRARY_DIR}/libLLVM*.a)
-# Other backends and tools: registrations that name them resolve to tools/device-check/bundle_stubs.cpp.
+# Other backends and tools: registrations that name them resolve to
+# tools/device-check/bundle_stubs.cpp.
 set(_strata_other_targets AArch64 AMDGPU ARM AVR BPF Hexagon Lanai LoongArch M68k MSP430 Mips
     PowerPC RISCV Sparc SystemZ VE WebAssembly XCore Xtensa SPIRV BOLT Exegesis)
 list(JOIN _strata_other_targets "|" _strata_other_re)
