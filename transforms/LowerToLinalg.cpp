@@ -516,6 +516,10 @@ Value emitLgammaF64(F64Ops &e, Value x) {
   Value s = e.abs(e.sin(e.mul(e.c(kPiD), r)));
   Value refl = e.sub(e.log(e.div(e.c(kPiD), s)), lg);
   Value out = e.sel(small, refl, lg);
+  // Below 1e-300, pi x loses bits (it is subnormal) and pi / s overflows; there lgamma(x) is
+  // -log|x| to double precision (the next term, -0.5772 x, is below 1e-300).
+  Value ax = e.abs(x);
+  out = e.sel(e.lt(ax, e.c(1e-300)), e.sub(e.c(0), e.log(ax)), out);
   return e.sel(e.isInf(x), e.c(kInfD), out);
 }
 

@@ -1,6 +1,14 @@
-// Runs the output of strata-lower-to-linalg: bufferized and lowered to LLVM with upstream passes,
-// executed with mlir-runner. The expected values follow libstrata's semantics (lib/primitives,
-// docs/indexing.md) and were worked out by hand or with numpy, not with this lowering.
+// Runs strata IR through two pipelines with mlir-runner and checks the same values:
+// strata-lower-to-cpu, the pipeline jit runs (outputs as out-params, approximated f32 math, large
+// loops in parallel on OpenMP, fused groups); and the output of strata-lower-to-linalg,
+// bufferized and lowered to LLVM with upstream passes. The expected values follow libstrata's
+// semantics (lib/primitives, docs/indexing.md) and were worked out by hand or with numpy, not
+// with these lowerings. (Contractions are not here: the CPU pipeline calls the runtime's
+// strata_rt_gemm, which only jit's symbol table provides.)
+// RUN: strata-opt --strata-lower-to-cpu %s \
+// RUN: | mlir-runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so \
+// RUN: | FileCheck %s
 // RUN: strata-opt --strata-lower-to-linalg %s \
 // RUN: | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:     --convert-linalg-to-loops --convert-scf-to-cf --expand-strided-metadata \
@@ -252,6 +260,39 @@ func.func @shapes(%x: tensor<2x3xf32>, %a: tensor<2xf32>, %b: tensor<1xf32>, %c:
       : tensor<2x3xi32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<5xf32>
 }
 
+// A loop nest large enough (512 x 512) for strata-lower-to-cpu to run it in parallel:
+// y[r][c] = tanh(0.001 * (512 r + c)) - 1, read back at its first and last four elements
+// (numpy: tanh(0.001 * [0, 1, 2, 3]) - 1 and tanh(0.001 * [262140 .. 262143]) - 1 = -1).
+// CHECK: data =
+// CHECK-NEXT: [-1, -0.999, -0.998, -0.997]
+// CHECK: data =
+// CHECK-NEXT: [0, 0, 0, 0]
+func.func @big(%x: tensor<512x512xf32>, %s: tensor<f32>, %o: tensor<f32>) -> tensor<512x512xf32> {
+  %sb = strata.broadcast_in_dim %s, broadcast_dimensions = [] : (tensor<f32>) -> tensor<512x512xf32>
+  %ob = strata.broadcast_in_dim %o, broadcast_dimensions = [] : (tensor<f32>) -> tensor<512x512xf32>
+  %0 = strata.mul %x, %sb : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %1 = strata.tanh %0 : (tensor<512x512xf32>) -> tensor<512x512xf32>
+  %2 = strata.sub %1, %ob : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %2 : tensor<512x512xf32>
+}
+func.func @big_input() -> tensor<512x512xf32> {
+  %r = strata.iota dimension = 0 : tensor<512x512xf32>
+  %c = strata.iota dimension = 1 : tensor<512x512xf32>
+  %k = arith.constant dense<512.> : tensor<512x512xf32>
+  %0 = strata.mul %r, %k : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %1 = strata.add %0, %c : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %1 : tensor<512x512xf32>
+}
+func.func @corners(%y: tensor<512x512xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = strata.slice %y, start = [0, 0], limit = [1, 4], strides = [1, 1]
+      : (tensor<512x512xf32>) -> tensor<1x4xf32>
+  %1 = strata.slice %y, start = [511, 508], limit = [512, 512], strides = [1, 1]
+      : (tensor<512x512xf32>) -> tensor<1x4xf32>
+  %2 = strata.reshape %0 : (tensor<1x4xf32>) -> tensor<4xf32>
+  %3 = strata.reshape %1 : (tensor<1x4xf32>) -> tensor<4xf32>
+  return %2, %3 : tensor<4xf32>, tensor<4xf32>
+}
+
 func.func @main() {
   // gather
   %gx = arith.constant dense<[[0., 1., 2.], [10., 11., 12.], [20., 21., 22.], [30., 31., 32.],
@@ -343,6 +384,13 @@ func.func @main() {
       : (tensor<2x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<7xf32>, tensor<5xf32>)
       -> (tensor<2x3xi32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<5xf32>)
 
+  // a parallel loop
+  %bx = call @big_input() : () -> tensor<512x512xf32>
+  %bs = arith.constant dense<0.001> : tensor<f32>
+  %bo = arith.constant dense<1.> : tensor<f32>
+  %by = call @big(%bx, %bs, %bo) : (tensor<512x512xf32>, tensor<f32>, tensor<f32>) -> tensor<512x512xf32>
+  %b0, %b1 = call @corners(%by) : (tensor<512x512xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+
   // Print in the order of the CHECK blocks above; each print starts with a header line that
   // ends in "data =".
   %U_g = tensor.cast %g : tensor<4x3xf32> to tensor<*xf32>
@@ -407,5 +455,9 @@ func.func @main() {
   call @printMemrefF32(%U_h2) : (tensor<*xf32>) -> ()
   call @printMemrefF32(%U_h3) : (tensor<*xf32>) -> ()
   call @printMemrefF32(%U_h4) : (tensor<*xf32>) -> ()
+  %U_b0 = tensor.cast %b0 : tensor<4xf32> to tensor<*xf32>
+  %U_b1 = tensor.cast %b1 : tensor<4xf32> to tensor<*xf32>
+  call @printMemrefF32(%U_b0) : (tensor<*xf32>) -> ()
+  call @printMemrefF32(%U_b1) : (tensor<*xf32>) -> ()
   return
 }

@@ -22,7 +22,7 @@ template <class F, class... Args> void expect_jit_matches(F f, const Args &...ar
   auto want = tree_leaves(f(args...));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
-    expect_close(got[i], want[i], 1e-9);
+    expect_matches(got[i], want[i], Tolerance::of(1e-9));
   EXPECT_EQ(jf.stats().misses, 1);
   EXPECT_EQ(jf.stats().inline_calls, 0);
 }
@@ -243,9 +243,9 @@ TEST(JitControlFlow, GradOfScanRnnHundredSteps) {
   auto vg = jit(value_and_grad<0, 1>(rnn_loss));
   auto [v, g] = vg(w, u, xs);
   auto [v0, g0] = value_and_grad<0, 1>(rnn_loss)(w, u, xs);
-  expect_close(v, v0, 1e-9);
-  expect_close(std::get<0>(g), std::get<0>(g0), 1e-9);
-  expect_close(std::get<1>(g), std::get<1>(g0), 1e-9);
+  expect_matches(v, v0, Tolerance::of(1e-9));
+  expect_matches(std::get<0>(g), std::get<0>(g0), Tolerance::of(1e-9));
+  expect_matches(std::get<1>(g), std::get<1>(g0), Tolerance::of(1e-9));
   EXPECT_EQ(vg.stats().inline_calls, 0);
   std::string ir = staged(value_and_grad<0, 1>(rnn_loss), w, u, xs);
   EXPECT_NE(ir.find("strata.scan"), std::string::npos);
@@ -270,6 +270,6 @@ TEST(JitControlFlow, GradOfWhileLoopRunsOpByOp) {
   // code does not have it, so jit runs this function op by op (docs/decisions.md).
   auto f = [](const Array &x) { return halvings(x * x).first * x; };
   auto jf = jit(grad(f));
-  expect_close(jf(Array(7.0)), grad(f)(Array(7.0)), 1e-12);
+  expect_matches(jf(Array(7.0)), grad(f)(Array(7.0)), Tolerance::of(1e-12));
   EXPECT_EQ(jf.stats().inline_calls, 1);
 }

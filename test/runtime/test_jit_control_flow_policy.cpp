@@ -47,10 +47,10 @@ TEST(JitControlFlowPolicy, CompiledGradEqualsEagerUnderEachPolicy) {
     for (int64_t every : {1, 3}) {
       auto jg = jit(grad<0, 1, 2, 3>(rnn_loss(with(policy, every))));
       auto got = jg(wh, wx, wy, xs);
-      expect_close(std::get<0>(got), std::get<0>(want), 1e-10);
-      expect_close(std::get<1>(got), std::get<1>(want), 1e-10);
-      expect_close(std::get<2>(got), std::get<2>(want), 1e-10);
-      expect_close(std::get<3>(got), std::get<3>(want), 1e-10);
+      expect_matches(std::get<0>(got), std::get<0>(want), Tolerance::of(1e-10));
+      expect_matches(std::get<1>(got), std::get<1>(want), Tolerance::of(1e-10));
+      expect_matches(std::get<2>(got), std::get<2>(want), Tolerance::of(1e-10));
+      expect_matches(std::get<3>(got), std::get<3>(want), Tolerance::of(1e-10));
       EXPECT_EQ(jg.stats().inline_calls, 0); // compiled whole, not run op by op
     }
   }
@@ -63,7 +63,7 @@ TEST(JitControlFlowPolicy, CompiledGradEqualsEagerUnderEachPolicy) {
   };
   Array vg = per_example({})(wh, wx, wy, xb);
   auto jv = jit(per_example(with(CheckpointPolicy::dots())));
-  expect_close(jv(wh, wx, wy, xb), vg, 1e-10);
+  expect_matches(jv(wh, wx, wy, xb), vg, Tolerance::of(1e-10));
   EXPECT_EQ(jv.stats().inline_calls, 0);
 }
 

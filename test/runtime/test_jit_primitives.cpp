@@ -1,9 +1,13 @@
 // Differential test of the compiler: every primitive of the test table, compiled by jit, against
 // libstrata's reference kernels (eager). Integer, bool and comparison results must match
 // bitwise; floats within a tolerance per dtype. Each row also runs with its float64 operands
-// cast to float32. For the GPU: every row compiles and links for sm_90 without a device (the
-// host code against the CUDA runtime's symbols), and on a GPU runs there against eager.
+// cast to float32, and again (in both dtypes) with its float operands at edge values. For the GPU:
+// every row compiles and links for sm_90 without a device (the host code against the CUDA runtime's
+// symbols), and on a GPU runs there against eager.
+#include <climits>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "primitive_table.h"
 #include "jit/Context.h"
@@ -17,32 +21,16 @@ using namespace strata::testutil;
 
 namespace {
 
-/// The GPU reassociates reductions (tree sums over threads) and uses libdevice for f64 math.
-double tolerance(DType d, bool gpu) {
+/// Compiled against eager: per dtype, looser on the GPU, which reassociates reductions (tree sums
+/// over threads) and uses libdevice for f64 math; the compiled path must keep weak types.
+Tolerance compiled_tolerance(DType d, bool gpu) {
   switch (d) {
   case DType::Float64:
-    return gpu ? 1e-10 : 1e-12;
+    return Tolerance::of(gpu ? 1e-10 : 1e-12).with_weak_type();
   case DType::Float32:
-    return gpu ? 2e-5 : 2e-6;
+    return Tolerance::of(gpu ? 2e-5 : 2e-6).with_weak_type();
   default:
-    return 1e-2;
-  }
-}
-
-void expect_same(const Array &got, const Array &want, const std::string &what, bool gpu = false) {
-  ASSERT_EQ(got.type_str(), want.type_str()) << what;
-  EXPECT_EQ(got.weak_type(), want.weak_type()) << what;
-  std::vector<double> g = values(got), w = values(want);
-  bool fl = is_floating(want.dtype());
-  double tol = tolerance(want.dtype(), gpu);
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (fl && std::isnan(w[i])) {
-      EXPECT_TRUE(std::isnan(g[i])) << what << " at flat index " << i;
-    } else if (!fl || std::isinf(w[i])) {
-      EXPECT_EQ(g[i], w[i]) << what << " at flat index " << i;
-    } else {
-      EXPECT_NEAR(g[i], w[i], tol * (1 + std::fabs(w[i]))) << what << " at flat index " << i;
-    }
+    return Tolerance::of(1e-2).with_weak_type();
   }
 }
 
@@ -64,18 +52,12 @@ void check_row(const Row &r, bool to_f32) {
     for (Array &x : in)
       if (x.dtype() == DType::Float64)
         x = x.astype(DType::Float32);
-  std::vector<Array> want;
-  try {
-    want = r.fn(in);
-  } catch (const Error &e) {
-    if (!to_f32)
-      throw;
-    GTEST_SKIP() << "the row's operands do not take float32: " << e.what();
-  }
+  std::vector<Array> want = r.fn(in);
   std::vector<Array> got = run_jitted(r.fn, in);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
-    expect_same(got[i], want[i], r.name + " output " + std::to_string(i));
+    expect_matches(got[i], want[i], compiled_tolerance(want[i].dtype(), false),
+                   r.name + " output " + std::to_string(i));
 }
 
 class JitPrimitive : public ::testing::TestWithParam<std::string> {};
@@ -92,8 +74,143 @@ TEST_P(JitPrimitive, MatchesEagerFloat32) {
   std::vector<Array> in = r.gen(rng);
   if (std::none_of(in.begin(), in.end(), [](const Array &x) { return x.dtype() == float64; }))
     GTEST_SKIP() << "no float64 operands";
+  if (!r.rejects_float32.empty()) {
+    for (Array &x : in)
+      if (x.dtype() == float64)
+        x = x.astype(float32);
+    EXPECT_THROW(r.fn(in), Error) << "marked as rejecting float32, but eager accepts it";
+    GTEST_SKIP() << "the row rejects float32 operands: " << r.rejects_float32;
+  }
   check_row(r, true);
 }
+
+// ---- Edges -------------------------------------------------------------------------------------
+// Every row again, with its float operands filled with the values where kernels differ: signed
+// infinities, NaN, +-1e30, near the overflow of exp in f32 (88.7) and f64 (709.7), the dtype's
+// subnormals and signed zeros. Rounds walk the operands through the edge values, the first
+// operand fastest, so that operands of one size meet in every pair. Rows without float operands
+// (integers, bits, indices, iota, the integer host callback) have no edges and skip saying so;
+// index and predicate operands of the other rows keep their generated, in-bounds values. The
+// bounds are MatchesEager's: NaN where eager gives NaN, infinities exactly, f64 within
+// 1e-12 (1 + |want|), f32 (where exp, log, tanh, sin, erf ... are polynomial approximations)
+// within 2e-6 (1 + |want|), about 17 ULPs.
+
+/// The edge values of a float dtype.
+std::vector<double> edge_values(DType d) {
+  double subnormal = d == DType::Float32 ? 1e-40 : 5e-320;
+  return {INFINITY, -INFINITY, NAN,       1e30,       -1e30, 88.7, -88.7,
+          709.7,    -709.7,    subnormal, -subnormal, 0.0,   -0.0};
+}
+
+/// Rows whose compiled path departs from eager at edge values, with the reason. Their edge test
+/// still runs: it skips showing the differences while they persist, and fails once they are gone
+/// (remove the entry then).
+const std::map<std::string, std::string> &edge_known_failures() {
+  static const std::map<std::string, std::string> m = {
+      // strata-approximate-math (MLIR's polynomial approximations) for f32:
+      {"sin f32", "the approximation overflows for huge arguments: sin(1e30) gives -inf, want "
+                  "-0.791163; at 88.7 and 709.7 its error (4e-6, 5e-6) is past 2e-6 relative"},
+      {"cos f32", "the approximation overflows for huge arguments: cos(+-1e30) gives -inf, want "
+                  "-0.611605; at 88.7 its error (3.5e-6) is past 2e-6 relative"},
+      {"log f32", "the approximation treats a subnormal input as the smallest normal one: "
+                  "log(1e-40) gives -87.3365 (log 2^-126), want -92.1034"},
+  };
+  return m;
+}
+
+/// The row's operands with every float operand (as `dtype`) filled from the edge values for
+/// round k; other operands as generated.
+std::vector<Array> edge_operands(const std::vector<Array> &generated, DType dtype, size_t k) {
+  std::vector<double> edges = edge_values(dtype);
+  const size_t e = edges.size();
+  std::vector<Array> in;
+  size_t operand = 0;
+  for (const Array &x : generated) {
+    if (!is_floating(x.dtype())) {
+      in.push_back(x);
+      continue;
+    }
+    std::vector<double> v(static_cast<size_t>(num_elements(x.shape())));
+    size_t stride = 1;
+    for (size_t j = 0; j < operand; ++j)
+      stride *= e;
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = edges[((k * v.size() + i) / stride + operand) % e];
+    in.push_back(make(v, x.shape(), dtype));
+    ++operand;
+  }
+  return in;
+}
+
+std::string describe(const std::vector<Array> &in) {
+  std::string out;
+  for (size_t j = 0; j < in.size(); ++j) {
+    out += "  operand " + std::to_string(j) + " " + in[j].type_str() + ":";
+    for (double v : values(in[j])) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " %.9g", v);
+      out += buf;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+/// The differences between compiled and eager over every edge round of the row, as `dtype`
+/// (empty: none). Compiles once: every round has the same signature.
+std::string edge_mismatches(const Row &r, DType dtype) {
+  Rng rng(std::hash<std::string>{}(r.name) ^ 0x717);
+  std::vector<Array> generated = r.gen(rng);
+  size_t smallest = SIZE_MAX;
+  for (const Array &x : generated)
+    if (is_floating(x.dtype()))
+      smallest = std::min(smallest, static_cast<size_t>(num_elements(x.shape())));
+  const size_t e = edge_values(dtype).size();
+  const size_t rounds = std::max<size_t>(1, (e * e + smallest - 1) / std::max<size_t>(1, smallest));
+  JitOptions options;
+  options.name = "edges";
+  JitFunction jf(options);
+  TraceFn trace = [&](const std::vector<Array> &x, std::shared_ptr<void> &) { return r.fn(x); };
+  std::string report;
+  for (size_t k = 0; k < rounds; ++k) {
+    std::vector<Array> in = edge_operands(generated, dtype, k);
+    std::vector<Array> want = r.fn(in);
+    std::vector<Array> got = jf.call(trace, in, "").first;
+    std::string round;
+    for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+      std::string m = mismatches(got[i], want[i], compiled_tolerance(want[i].dtype(), false));
+      if (!m.empty())
+        round += " output " + std::to_string(i) + " (compiled got, eager want): " + m;
+    }
+    if (got.size() != want.size())
+      round += " compiled gave " + std::to_string(got.size()) + " outputs\n";
+    if (!round.empty())
+      report += "round " + std::to_string(k) + ":\n" + describe(in) + round;
+  }
+  EXPECT_EQ(jf.stats().misses, 1);
+  return report;
+}
+
+void check_edges(const Row &r, DType dtype) {
+  Rng rng(1);
+  std::vector<Array> in = r.gen(rng);
+  if (std::none_of(in.begin(), in.end(), [](const Array &x) { return is_floating(x.dtype()); }))
+    GTEST_SKIP() << "no float operands: the row's edges are its integer or bit patterns";
+  if (dtype == float32 && !r.rejects_float32.empty())
+    GTEST_SKIP() << "the row rejects float32 operands: " << r.rejects_float32;
+  std::string m = edge_mismatches(r, dtype);
+  auto known = edge_known_failures().find(r.name + (dtype == float32 ? " f32" : " f64"));
+  if (known == edge_known_failures().end()) {
+    EXPECT_TRUE(m.empty()) << r.name << " at edges:\n" << m;
+    return;
+  }
+  ASSERT_FALSE(m.empty()) << "known failure no longer fails (remove its entry): " << known->first;
+  GTEST_SKIP() << "known failure: " << known->second << "\n" << m;
+}
+
+TEST_P(JitPrimitive, MatchesEagerOnEdges) { check_edges(rows().at(GetParam()), float64); }
+
+TEST_P(JitPrimitive, MatchesEagerOnEdgesFloat32) { check_edges(rows().at(GetParam()), float32); }
 
 // The whole GPU path without a GPU: staging, strata-lower-to-nvvm for sm_90 (PTX), the host
 // stage, LLVM for the host, and linking against libstrata_cuda's C ABI (every mgpu* and cuBLAS
@@ -131,8 +248,8 @@ TEST_P(JitPrimitive, MatchesEagerOnGpu) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(got[i].device(), gpu) << r.name << " output " << i;
-    expect_same(got[i], want[i], r.name + " output " + std::to_string(i) + " on cuda:0",
-                /*gpu=*/true);
+    expect_matches(got[i], want[i], compiled_tolerance(want[i].dtype(), /*gpu=*/true),
+                   r.name + " output " + std::to_string(i) + " on cuda:0");
   }
 }
 

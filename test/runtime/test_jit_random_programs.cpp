@@ -22,39 +22,19 @@ struct Outcome {
   int output = -1; // the first output that differs
 };
 
-/// tols: per output, the float tolerance (default: by the output's dtype).
+/// tols: per output, the float tolerance (default: by the output's dtype); weak types must agree.
 Outcome compare(const std::vector<Array> &got, const std::vector<Array> &want,
                 const std::vector<double> &tols = {}) {
   if (got.size() != want.size())
     return {Outcome::Mismatch, "jit gave " + std::to_string(got.size()) + " outputs, eager " +
                                    std::to_string(want.size())};
   for (size_t o = 0; o < want.size(); ++o) {
-    const Array &g = got[o], &w = want[o];
-    std::string where = "output " + std::to_string(o) + ": ";
-    if (g.type_str() != w.type_str() || g.weak_type() != w.weak_type())
-      return {Outcome::Mismatch,
-              where + "jit " + g.type_str() + (g.weak_type() ? " weak" : "") + ", eager " +
-                  w.type_str() + (w.weak_type() ? " weak" : ""),
+    double tol = o < tols.size() ? std::max(tols[o], fuzz::float_tolerance(want[o].dtype()))
+                                 : fuzz::float_tolerance(want[o].dtype());
+    std::string m = mismatches(got[o], want[o], Tolerance::of(tol).with_weak_type());
+    if (!m.empty())
+      return {Outcome::Mismatch, "output " + std::to_string(o) + " (jit got, eager want): " + m,
               static_cast<int>(o)};
-    std::vector<double> gv = values(g), wv = values(w);
-    bool fl = is_floating(w.dtype());
-    double tol = o < tols.size() ? std::max(tols[o], fuzz::float_tolerance(w.dtype()))
-                                 : fuzz::float_tolerance(w.dtype());
-    for (size_t i = 0; i < wv.size(); ++i) {
-      bool ok;
-      if (fl && std::isnan(wv[i]))
-        ok = std::isnan(gv[i]);
-      else if (!fl || std::isinf(wv[i]))
-        ok = gv[i] == wv[i];
-      else
-        ok = std::fabs(gv[i] - wv[i]) <= tol * (1 + std::fabs(wv[i]));
-      if (!ok) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s at flat index %zu: jit %.17g, eager %.17g",
-                      w.type_str().c_str(), i, gv[i], wv[i]);
-        return {Outcome::Mismatch, where + buf, static_cast<int>(o)};
-      }
-    }
   }
   return {};
 }
@@ -113,10 +93,12 @@ TEST(JitRandomPrograms, GeneratorIsDeterministicAndEagerValid) {
   EXPECT_EQ(skipped, 0) << "programs are built from eagerly checked steps";
 }
 
-// Random seeds for a bounded time. STRATA_FUZZ_SEED sets the first seed (default 1, so a run
-// is reproducible); STRATA_FUZZ_SECONDS the time; STRATA_FUZZ_VERBOSE=1 prints each program
+// Random seeds for a bounded time: how many programs it covers depends on the machine's speed
+// (and its load), so a slow run checks fewer seeds; the printed summary says how many ran.
+// STRATA_FUZZ_SEED sets the first seed (default 1, so the programs checked are a reproducible
+// prefix of the seeds); STRATA_FUZZ_SECONDS the time; STRATA_FUZZ_VERBOSE=1 prints each program
 // before compiling it (to find a seed that crashes the process).
-TEST(JitRandomPrograms, MatchEagerForABoundedTime) {
+TEST(JitRandomPrograms, MatchEagerForABoundedTimeCoverageVariesWithMachineSpeed) {
   double seconds = env_double("STRATA_FUZZ_SECONDS", 8);
   auto seed = static_cast<uint64_t>(env_double("STRATA_FUZZ_SEED", 1));
   bool verbose = env_double("STRATA_FUZZ_VERBOSE", 0) != 0;

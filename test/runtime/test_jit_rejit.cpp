@@ -44,15 +44,14 @@ TEST(JitRejit, GradOfJitCompilesForwardAndBackward) {
   auto jl = jit(loss);
   Array want = grad(loss)(weights(), batch());
   Delta d(jl.stats());
-  expect_close(grad(jl)(weights(), batch()), want);
+  expect_matches(grad(jl)(weights(), batch()), want, Tolerance::of(2e-5));
   EXPECT_EQ(d.of(jl.stats()).misses, 2); // the forward pass and the backward pass
   EXPECT_EQ(d.of(jl.stats()).inline_calls, 0);
-  expect_cache_hit(jl, [&] {
-    expect_close(grad(jl)(weights(), batch()), want);
-  });
+  expect_cache_hit(
+      jl, [&] { expect_matches(grad(jl)(weights(), batch()), want, Tolerance::of(2e-5)); });
   // The forward pass is the function itself: a plain call hits its executable.
   Delta plain(jl.stats());
-  expect_close(jl(weights(), batch()), loss(weights(), batch()));
+  expect_matches(jl(weights(), batch()), loss(weights(), batch()), Tolerance::of(2e-5));
   EXPECT_EQ(plain.of(jl.stats()).hits, 1);
   EXPECT_EQ(plain.of(jl.stats()).misses, 0);
 }
@@ -81,9 +80,10 @@ TEST(JitRejit, VmapOfJitUnbatchedArgument) {
   std::vector<Array> rows;
   for (int64_t i = 0; i < 5; ++i)
     rows.push_back(per_row(weights(), index(batch(), {Index(i)})));
-  expect_close(got, stack(rows));
+  expect_matches(got, stack(rows), Tolerance::of(2e-5));
   expect_cache_hit(jf, [&] {
-    expect_close(vmap(jf, {kNotBatched, 0})(weights(), batch()), stack(rows));
+    expect_matches(vmap(jf, {kNotBatched, 0})(weights(), batch()), stack(rows),
+                   Tolerance::of(2e-5));
   });
 }
 
@@ -97,20 +97,20 @@ TEST(JitRejit, VmapOfJitNonZeroAxes) {
   expect_compiles(jf, [&] { got = run(); });
   std::vector<Array> want = vmap(f, {1, 0})(a, b);
   ASSERT_EQ(got.size(), 2u);
-  expect_close(got[0], want[0]);
-  expect_close(got[1], want[1]);
+  expect_matches(got[0], want[0], Tolerance::of(2e-5));
+  expect_matches(got[1], want[1], Tolerance::of(2e-5));
   // Per-example loop for the product.
   for (int64_t i = 0; i < 3; ++i) {
     Array ai = index(moveaxis(a, 1, 0), {Index(i)}), bi = index(b, {Index(i)});
-    expect_close(index(got[0], {Index(i)}), ai * bi + 1.0);
+    expect_matches(index(got[0], {Index(i)}), ai * bi + 1.0, Tolerance::of(2e-5));
   }
   expect_cache_hit(jf, [&] { run(); });
   // Another pattern of batch axes is another compiled function.
   Delta d(jf.stats());
   std::vector<Array> got2 = vmap(jf, {0, kNotBatched})(transpose(a), index(b, {Index(0)}));
   std::vector<Array> want2 = vmap(f, {0, kNotBatched})(transpose(a), index(b, {Index(0)}));
-  expect_close(got2[0], want2[0]);
-  expect_close(got2[1], want2[1]);
+  expect_matches(got2[0], want2[0], Tolerance::of(2e-5));
+  expect_matches(got2[1], want2[1], Tolerance::of(2e-5));
   EXPECT_EQ(d.of(jf.stats()).misses, 1);
 }
 
@@ -126,8 +126,8 @@ TEST(JitRejit, JvpOfJit) {
   expect_compiles(jl, [&] { pt = run(); });
   auto [p, t] = pt;
   auto [p0, t0] = jvp(loss, std::make_tuple(weights(), batch()), std::make_tuple(tw, tx));
-  expect_close(p, p0);
-  expect_close(t, t0);
+  expect_matches(p, p0, Tolerance::of(2e-5));
+  expect_matches(t, t0, Tolerance::of(2e-5));
   expect_cache_hit(jl, [&] { run(); });
   // A tangent for the weights only: x stays constant to the jvp.
   auto only_w = [&] {
@@ -138,8 +138,8 @@ TEST(JitRejit, JvpOfJit) {
   auto [p1, t1] = pt;
   auto [p2, t2] = jvp([&](const Array &w) { return loss(w, batch()); },
                       std::make_tuple(weights()), std::make_tuple(tw));
-  expect_close(p1, p2);
-  expect_close(t1, t2);
+  expect_matches(p1, p2, Tolerance::of(2e-5));
+  expect_matches(t1, t2, Tolerance::of(2e-5));
   expect_cache_hit(jl, [&] { only_w(); });
 }
 
@@ -151,8 +151,8 @@ TEST(JitRejit, GradOfGradOfJitMatchesJvpOfGrad) {
   Array h;
   expect_compiles(jf, [&] { h = run(); });
   Array h0 = jvp(grad(f), std::make_tuple(x), std::make_tuple(ones_like(x))).second;
-  expect_close(h, h0, 1e-12);
-  expect_cache_hit(jf, [&] { expect_close(run(), h0, 1e-12); });
+  expect_matches(h, h0, Tolerance::of(1e-12));
+  expect_cache_hit(jf, [&] { expect_matches(run(), h0, Tolerance::of(1e-12)); });
 }
 
 TEST(JitRejit, JvpOfGradOfJitAndHessian) {
@@ -162,10 +162,10 @@ TEST(JitRejit, JvpOfGradOfJitAndHessian) {
   Array v = make({1.0, -2.0, 0.5}, {3}, float64);
   auto hvp = [&] { return jvp(grad(jf), std::make_tuple(x), std::make_tuple(v)).second; };
   Array want = jvp(grad(f), std::make_tuple(x), std::make_tuple(v)).second;
-  expect_compiles(jf, [&] { expect_close(hvp(), want, 1e-12); });
-  expect_cache_hit(jf, [&] { expect_close(hvp(), want, 1e-12); });
+  expect_compiles(jf, [&] { expect_matches(hvp(), want, Tolerance::of(1e-12)); });
+  expect_cache_hit(jf, [&] { expect_matches(hvp(), want, Tolerance::of(1e-12)); });
   // hessian = jacfwd(jacrev): vmap of jvp of vjp of the jitted function.
-  expect_compiles(jf, [&] { expect_close(hessian(jf)(x), hessian(f)(x), 1e-12); });
+  expect_compiles(jf, [&] { expect_matches(hessian(jf)(x), hessian(f)(x), Tolerance::of(1e-12)); });
   expect_cache_hit(jf, [&] { hessian(jf)(x); });
 }
 
@@ -176,18 +176,18 @@ TEST(JitRejit, NestedVmapAndGradOfVmap) {
                  float32);
   Array b = make({1, -1}, {2}, float32);
   auto vv = [](auto g) { return vmap(vmap(g, {0, kNotBatched}), {0, kNotBatched}); };
-  expect_compiles(jf, [&] { expect_close(vv(jf)(a, b), vv(f)(a, b)); });
+  expect_compiles(jf, [&] { expect_matches(vv(jf)(a, b), vv(f)(a, b), Tolerance::of(2e-5)); });
   expect_cache_hit(jf, [&] { vv(jf)(a, b); });
   auto gv = [&](auto g) {
     return grad([g](const Array &a, const Array &b) {
       return sum(vmap(g, {0, kNotBatched})(a, b) * 1.5);
     })(a, b);
   };
-  expect_compiles(jf, [&] { expect_close(gv(jf), gv(f)); });
+  expect_compiles(jf, [&] { expect_matches(gv(jf), gv(f), Tolerance::of(2e-5)); });
   expect_cache_hit(jf, [&] { gv(jf); });
   // vmap of grad of the jitted function.
   auto vg = [&](auto g) { return vmap(grad(g), {0, kNotBatched})(a, b); };
-  expect_compiles(jf, [&] { expect_close(vg(jf), vg(f)); });
+  expect_compiles(jf, [&] { expect_matches(vg(jf), vg(f), Tolerance::of(2e-5)); });
   expect_cache_hit(jf, [&] { vg(jf); });
 }
 
@@ -208,21 +208,21 @@ TEST(JitRejit, NonFloatInputsAndOutputs) {
   std::vector<Array> got, want = run(f);
   expect_compiles(jf, [&] { got = run(jf); });
   for (size_t i = 0; i < got.size(); ++i)
-    expect_close(got[i], want[i]);
+    expect_matches(got[i], want[i], Tolerance::of(2e-5));
   expect_cache_hit(jf, [&] { run(jf); });
   // grad with respect to w only, the integer argument dynamic.
   auto gf = [](auto g) {
     return grad([g](const Array &w, const Array &n) { return g(w, n).first; });
   };
   // The same forward and backward passes as the vjp's: nothing new to compile.
-  expect_cache_hit(jf, [&] { expect_close(gf(jf)(w, n), gf(f)(w, n)); });
+  expect_cache_hit(jf, [&] { expect_matches(gf(jf)(w, n), gf(f)(w, n), Tolerance::of(2e-5)); });
   // vmap over the integer argument.
   Array ns = make({1, 2, 3, 0, 1, 0}, {2, 3}, int32);
   auto vf = [&](auto g) { return vmap(g, {kNotBatched, 0})(w, ns); };
   std::pair<Array, Array> vgot, vwant = vf(f);
   expect_compiles(jf, [&] { vgot = vf(jf); });
-  expect_close(vgot.first, vwant.first);
-  expect_close(vgot.second, vwant.second);
+  expect_matches(vgot.first, vwant.first, Tolerance::of(2e-5));
+  expect_matches(vgot.second, vwant.second, Tolerance::of(2e-5));
 }
 
 TEST(JitRejit, StaticArgumentsUnderVmapAndGrad) {
@@ -236,16 +236,16 @@ TEST(JitRejit, StaticArgumentsUnderVmapAndGrad) {
   auto v = [&](auto fn, int k) {
     return vmap([fn, k](const Array &x) { return fn(x, k, 0.5); })(xs);
   };
-  expect_compiles(jf, [&] { expect_close(g(jf, 3), g(f, 3), 1e-12); });
-  expect_compiles(jf, [&] { expect_close(v(jf, 3), v(f, 3), 1e-12); });
+  expect_compiles(jf, [&] { expect_matches(g(jf, 3), g(f, 3), Tolerance::of(1e-12)); });
+  expect_compiles(jf, [&] { expect_matches(v(jf, 3), v(f, 3), Tolerance::of(1e-12)); });
   expect_cache_hit(jf, [&] {
     g(jf, 3);
     v(jf, 3);
   });
   // Other static values compile again and give their own results.
   Delta d(jf.stats());
-  expect_close(g(jf, 2), g(f, 2), 1e-12);
-  expect_close(v(jf, 2), v(f, 2), 1e-12);
+  expect_matches(g(jf, 2), g(f, 2), Tolerance::of(1e-12));
+  expect_matches(v(jf, 2), v(f, 2), Tolerance::of(1e-12));
   EXPECT_EQ(d.of(jf.stats()).misses, 3); // forward, backward, batched
 }
 
@@ -253,13 +253,13 @@ TEST(JitRejit, JitOfVmapOfJitStagesThrough) {
   auto inner = jit([](const Array &x) { return exp(x) * 2.0; });
   auto outer = jit(vmap(inner));
   Array xs = make({0.5, 1.5, -1, 0.25}, {2, 2}, float32);
-  expect_close(outer(xs), exp(xs) * 2.0, 1e-6);
+  expect_matches(outer(xs), exp(xs) * 2.0, Tolerance::of(1e-6));
   EXPECT_EQ(inner.stats().misses, 0); // staged into the outer function
   EXPECT_EQ(outer.stats().misses, 1);
   // grad of a jitted function inside jit: both passes are staged into the outer function.
   auto jl = jit(loss);
   auto jg = jit(grad(jl));
-  expect_close(jg(weights(), batch()), grad(loss)(weights(), batch()));
+  expect_matches(jg(weights(), batch()), grad(loss)(weights(), batch()), Tolerance::of(2e-5));
   EXPECT_EQ(jl.stats().misses, 0);
   EXPECT_EQ(jg.stats().misses, 1);
   EXPECT_EQ(jg.stats().inline_calls, 0);
@@ -283,11 +283,11 @@ TEST(JitRejit, ClosureOverTheTransformsTracerTracesThrough) {
     return sum(inner(x));
   };
   Array x = make({0.5, -1, 2}, {3}, float64);
-  expect_close(grad(f)(x), x * 2.0, 1e-12);
+  expect_matches(grad(f)(x), x * 2.0, Tolerance::of(1e-12));
   Array xs = make({1, 2, 3, 4}, {2, 2}, float64);
-  expect_close(vmap(f)(xs), sum(xs * xs, {1}), 1e-12);
+  expect_matches(vmap(f)(xs), sum(xs * xs, {1}), Tolerance::of(1e-12));
   auto [p, t] = jvp(f, std::make_tuple(x), std::make_tuple(ones_like(x)));
-  expect_close(t, sum(x * 2.0), 1e-12);
+  expect_matches(t, sum(x * 2.0), Tolerance::of(1e-12));
 }
 
 } // namespace

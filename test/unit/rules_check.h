@@ -86,15 +86,6 @@ inline std::vector<Array> loop(const FlatFn &f, const std::vector<Array> &args,
   return result;
 }
 
-inline void expect_same(const std::vector<Array> &got, const std::vector<Array> &want, double tol,
-                 const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    SCOPED_TRACE(what + ", output " + std::to_string(i));
-    expect_array(got[i], values(want[i]), want[i].shape(), want[i].dtype(), tol);
-  }
-}
-
 inline double dot(const Array &a, const Array &b) {
   std::vector<double> x = values(a), y = values(b);
   double s = 0;
@@ -165,7 +156,7 @@ inline void check_first_and_second_order(const FlatFn &f, const std::vector<Arra
 inline void check_batching(const FlatFn &f, const std::vector<Array> &args,
                     const std::vector<int64_t> &axes, const std::vector<bool> &float_args,
                     Rng &rng) {
-  expect_same(vmap_flat(f, args, axes), loop(f, args, axes), 1e-13, "vmap");
+  expect_matches(vmap_flat(f, args, axes), loop(f, args, axes), Tolerance::of(1e-13), "vmap");
 
   // Nested: one more batch axis, last, on every batched argument.
   {
@@ -187,8 +178,8 @@ inline void check_batching(const FlatFn &f, const std::vector<Array> &args,
     }
     FlatFn inner_vmap = [f, axes](const std::vector<Array> &in) { return vmap_flat(f, in, axes); };
     FlatFn inner_loop = [f, axes](const std::vector<Array> &in) { return loop(f, in, axes); };
-    expect_same(vmap_flat(inner_vmap, args2, outer), loop(inner_loop, args2, outer), 1e-13,
-                "nested vmap");
+    expect_matches(vmap_flat(inner_vmap, args2, outer), loop(inner_loop, args2, outer),
+                   Tolerance::of(1e-13), "nested vmap");
   }
 
   std::vector<size_t> fl;
@@ -232,8 +223,10 @@ inline void check_batching(const FlatFn &f, const std::vector<Array> &args,
     vargs.push_back(random_f64(o.shape(), rng));
     vaxes.push_back(0);
   }
-  expect_same(vmap_flat(jvp_fn, jargs, jaxes), loop(jvp_fn, jargs, jaxes), 1e-13, "vmap of jvp");
-  expect_same(vmap_flat(vjp_fn, vargs, vaxes), loop(vjp_fn, vargs, vaxes), 1e-13, "vmap of vjp");
+  expect_matches(vmap_flat(jvp_fn, jargs, jaxes), loop(jvp_fn, jargs, jaxes), Tolerance::of(1e-13),
+                 "vmap of jvp");
+  expect_matches(vmap_flat(vjp_fn, vargs, vaxes), loop(vjp_fn, vargs, vaxes), Tolerance::of(1e-13),
+                 "vmap of vjp");
 
   FlatFn batched_f = [f, fl, args, axes](const std::vector<Array> &xs) {
     std::vector<Array> a = args;

@@ -16,12 +16,6 @@ namespace {
 
 Array f64(double v) { return Array(v); }
 double num(const Array &a) { return a.item<double>(); }
-void expect_close(const Array &got, const Array &want, double tol, const std::string &what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  std::vector<double> g = values(got), w = values(want);
-  for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_NEAR(g[i], w[i], tol * (1 + std::fabs(w[i]))) << what << " at " << i;
-}
 
 // Newton's method for sqrt(x), x a float64 scalar or array: iterates until every element has
 // converged (or 60 steps), so the trip count depends on x.
@@ -121,10 +115,10 @@ TEST(ControlFlow, ScanMatchesALoop) {
       hs[t] = h;
       ss[t] = sum(h);
     }
-    expect_close(carry.at("h"), h, 1e-14, "carry");
+    expect_matches(carry.at("h"), h, Tolerance::of(1e-14), "carry");
     EXPECT_EQ(num(carry.at("n")), 5.0);
-    expect_close(ys.first, stack(hs), 1e-14, "ys");
-    expect_close(ys.second, stack(ss), 1e-14, "ys sums");
+    expect_matches(ys.first, stack(hs), Tolerance::of(1e-14), "ys");
+    expect_matches(ys.second, stack(ss), Tolerance::of(1e-14), "ys sums");
   }
   // No xs: `length` steps; and a zero-length scan stacks nothing.
   auto [c, ys] = lax::scan(
@@ -269,7 +263,7 @@ TEST(ControlFlow, RnnOverFiftyStepsTrainsWithGrad) {
   EXPECT_NEAR(num(loss(params)), num(unrolled(params)), 1e-13);
   Params g = grad(loss)(params), gu = grad(unrolled)(params);
   for (const auto &[k, v] : g)
-    expect_close(v, gu.at(k), 1e-11, "grad " + k);
+    expect_matches(v, gu.at(k), Tolerance::of(1e-11), "grad " + k);
   double first = num(loss(params));
   for (int step = 0; step < 30; ++step) {
     Params gs = grad(loss)(params);
@@ -371,10 +365,11 @@ TEST(ControlFlow, CheckpointInsideABodyAndSegments) {
     };
   };
   Array want = grad(unrolled(false))(w), want_rev = grad(unrolled(true))(w);
-  expect_close(grad(run(0, 1))(w), want, 1e-12, "plain");
-  expect_close(grad(run(1, 1))(w), want, 1e-12, "checkpoint in the body");
-  expect_close(grad(run(0, 3))(w), want, 1e-12, "a carry every 3 steps");
-  expect_close(grad(run(2, 4))(w), want_rev, 1e-12, "reverse, a carry every 4 steps");
+  expect_matches(grad(run(0, 1))(w), want, Tolerance::of(1e-12), "plain");
+  expect_matches(grad(run(1, 1))(w), want, Tolerance::of(1e-12), "checkpoint in the body");
+  expect_matches(grad(run(0, 3))(w), want, Tolerance::of(1e-12), "a carry every 3 steps");
+  expect_matches(grad(run(2, 4))(w), want_rev, Tolerance::of(1e-12),
+                 "reverse, a carry every 4 steps");
   expect_error([&] { grad(run(0, 5))(w); }, {"[scan]", "checkpoint_every (5)", "length (12)"});
 }
 
@@ -407,14 +402,14 @@ TEST(ControlFlow, NestedLoopsAndHigherOrder) {
     return sum(h) + acc;
   };
   Array a = make({0.3, -0.2, 0.6});
-  expect_close(f(a), g(a), 1e-14, "value");
-  expect_close(grad(f)(a), grad(g)(a), 1e-12, "grad");
-  expect_close(hessian([&](const Array &v) { return f(v); })(a),
-               hessian([&](const Array &v) { return g(v); })(a), 1e-10, "hessian");
-  expect_close(jacrev(grad(f))(a), hessian([&](const Array &v) { return g(v); })(a), 1e-10,
-               "grad of grad");
+  expect_matches(f(a), g(a), Tolerance::of(1e-14), "value");
+  expect_matches(grad(f)(a), grad(g)(a), Tolerance::of(1e-12), "grad");
+  expect_matches(hessian([&](const Array &v) { return f(v); })(a),
+                 hessian([&](const Array &v) { return g(v); })(a), Tolerance::of(1e-10), "hessian");
+  expect_matches(jacrev(grad(f))(a), hessian([&](const Array &v) { return g(v); })(a),
+                 Tolerance::of(1e-10), "grad of grad");
   Array pts = stack({a, a * 0.5, -a});
-  expect_close(vmap(grad(f))(pts), vmap(grad(g))(pts), 1e-12, "vmap of grad");
+  expect_matches(vmap(grad(f))(pts), vmap(grad(g))(pts), Tolerance::of(1e-12), "vmap of grad");
 }
 
 TEST(ControlFlow, NoBuffersOutliveTheTransforms) {

@@ -86,19 +86,6 @@ template <class Fn> Counts counting(Fn fn) {
 
 // ---- An RNN over a scan -----------------------------------------------------------------------
 
-void expect_close(const Array &got, const Array &want, double tol, const std::string &what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  std::vector<double> g = values(got), w = values(want);
-  for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_NEAR(g[i], w[i], tol * (1 + std::fabs(w[i]))) << what << " at " << i;
-}
-void expect_all_close(const std::vector<Array> &got, const std::vector<Array> &want, double tol,
-                      const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    expect_close(got[i], want[i], tol, what + ", leaf " + std::to_string(i));
-}
-
 constexpr int64_t T = 6, B = 3, H = 5, I = 4, O = 2;
 
 /// wh, wx, wy, h0, xs: every one differentiated, so each dot's vjp takes two products.
@@ -171,10 +158,10 @@ std::string describe(const CheckpointPolicy &p) {
 TEST(ControlFlowPolicy, GradUnderEachPolicyMatchesTheDefaultAndFiniteDifferences) {
   std::vector<Array> p = rnn_params();
   std::vector<Array> want = grad(rnn_unrolled)(p);
-  expect_all_close(grad(rnn_loss({}))(p), want, 1e-12, "default vs unrolled");
+  expect_matches(grad(rnn_loss({}))(p), want, Tolerance::of(1e-12), "default vs unrolled");
   for (const CheckpointPolicy &policy : policies()) {
     std::vector<Array> g = grad(rnn_loss(with(policy)))(p);
-    expect_all_close(g, want, 1e-12, describe(policy));
+    expect_matches(g, want, Tolerance::of(1e-12), describe(policy));
     // A central difference along a random direction of every leaf.
     std::vector<Array> u;
     for (size_t i = 0; i < p.size(); ++i)
@@ -243,16 +230,17 @@ TEST(ControlFlowPolicy, TheForwardScanKeepsExactlyThePolicysValues) {
     // Outputs: final carry, ys, the carry each step starts from, then the kept values.
     const std::vector<Array> &outs = c.scans.at(0);
     EXPECT_GE(outs.size(), 3u);
-    expect_close(outs.at(2)[0], p[3], 0, "the first step starts from h0");
+    expect_matches(outs.at(2)[0], p[3], Tolerance::exact(), "the first step starts from h0");
     return std::vector<Array>(outs.begin() + 3, outs.end());
   };
   EXPECT_TRUE(kept_by(CheckpointPolicy::nothing()).empty());
   EXPECT_TRUE(kept_by(CheckpointPolicy::save_names({"unused"})).empty());
-  expect_all_close(kept_by(CheckpointPolicy::dots()), {stack(hwh), stack(xwx), stack(nwy)}, 1e-14,
-                   "dots");
-  expect_all_close(kept_by(CheckpointPolicy::save_names({"pre"})), {stack(pre)}, 1e-14, "pre");
-  expect_all_close(kept_by(CheckpointPolicy::save_names({"out", "pre"})), {stack(pre), stack(out)},
-                   1e-14, "pre and out, in the step's order");
+  expect_matches(kept_by(CheckpointPolicy::dots()), {stack(hwh), stack(xwx), stack(nwy)},
+                 Tolerance::of(1e-14), "dots");
+  expect_matches(kept_by(CheckpointPolicy::save_names({"pre"})), {stack(pre)}, Tolerance::of(1e-14),
+                 "pre");
+  expect_matches(kept_by(CheckpointPolicy::save_names({"out", "pre"})), {stack(pre), stack(out)},
+                 Tolerance::of(1e-14), "pre and out, in the step's order");
 }
 
 // ---- Compositions -------------------------------------------------------------------------------
@@ -288,9 +276,9 @@ TEST(ControlFlowPolicy, ComposesWithVmapJvpAndGradOfGrad) {
   std::vector<Array> want_batch = grad_at({});
   for (const CheckpointPolicy &policy : policies()) {
     std::string k = describe(policy);
-    expect_all_close(hvp_fwd(with(policy)), want, 1e-10, "jvp of grad, " + k);
-    expect_all_close(hvp_rev(with(policy)), want, 1e-10, "grad of grad, " + k);
-    expect_all_close(grad_at(with(policy)), want_batch, 1e-12, "vmap of grad, " + k);
+    expect_matches(hvp_fwd(with(policy)), want, Tolerance::of(1e-10), "jvp of grad, " + k);
+    expect_matches(hvp_rev(with(policy)), want, Tolerance::of(1e-10), "grad of grad, " + k);
+    expect_matches(grad_at(with(policy)), want_batch, Tolerance::of(1e-12), "vmap of grad, " + k);
     // grad of vmap: the scan is batched before it is differentiated.
     auto batched_loss = [&, o = with(policy)](const std::vector<Array> &q) {
       return sum(vmap([&](const Array &xs) {
@@ -299,16 +287,16 @@ TEST(ControlFlowPolicy, ComposesWithVmapJvpAndGradOfGrad) {
         return rnn_loss(o)(r);
       })(xb));
     };
-    expect_all_close(grad(batched_loss)(p), grad([&](const std::vector<Array> &q) {
-                       Array acc = Array(0.0);
-                       for (int64_t b = 0; b < 3; ++b) {
-                         std::vector<Array> r = q;
-                         r[4] = xb[b];
-                         acc = acc + rnn_unrolled(r);
-                       }
-                       return acc;
-                     })(p),
-                     1e-12, "grad of vmap, " + k);
+    expect_matches(grad(batched_loss)(p), grad([&](const std::vector<Array> &q) {
+                     Array acc = Array(0.0);
+                     for (int64_t b = 0; b < 3; ++b) {
+                       std::vector<Array> r = q;
+                       r[4] = xb[b];
+                       acc = acc + rnn_unrolled(r);
+                     }
+                     return acc;
+                   })(p),
+                   Tolerance::of(1e-12), "grad of vmap, " + k);
   }
 }
 
@@ -318,10 +306,12 @@ TEST(ControlFlowPolicy, SegmentsReverseScansAndWhileLoops) {
   std::vector<Array> want_rev = grad(rnn_unrolled_reverse)(p);
   for (const CheckpointPolicy &policy : policies()) {
     std::string k = describe(policy);
-    expect_all_close(grad(rnn_loss(with(policy, 2)))(p), want, 1e-12, "segments of 2, " + k);
-    expect_all_close(grad(rnn_loss(with(policy, 3), true))(p), want_rev, 1e-12,
-                     "reverse, segments of 3, " + k);
-    expect_all_close(grad(rnn_loss(with(policy), true))(p), want_rev, 1e-12, "reverse, " + k);
+    expect_matches(grad(rnn_loss(with(policy, 2)))(p), want, Tolerance::of(1e-12),
+                   "segments of 2, " + k);
+    expect_matches(grad(rnn_loss(with(policy, 3), true))(p), want_rev, Tolerance::of(1e-12),
+                   "reverse, segments of 3, " + k);
+    expect_matches(grad(rnn_loss(with(policy), true))(p), want_rev, Tolerance::of(1e-12),
+                   "reverse, " + k);
   }
   // Within segments the policy applies to the segment's recompute: a dot runs forward, then
   // once more when its segment is recomputed, and its vjp reuses that product.
@@ -349,8 +339,8 @@ TEST(ControlFlowPolicy, SegmentsReverseScansAndWhileLoops) {
   };
   std::vector<Array> want_fori = grad(fori({}))(p);
   for (const CheckpointPolicy &policy : policies())
-    expect_all_close(grad(fori(with(policy)))(p), want_fori, 1e-12,
-                     "fori_loop, " + describe(policy));
+    expect_matches(grad(fori(with(policy)))(p), want_fori, Tolerance::of(1e-12),
+                   "fori_loop, " + describe(policy));
   auto while_dots = [&](const CheckpointPolicy &policy) {
     auto loss = fori(with(policy));
     VjpResult r =

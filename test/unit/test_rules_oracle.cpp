@@ -54,23 +54,6 @@ void expect_vectors_near(const std::vector<double> &got, const std::vector<doubl
     EXPECT_NEAR(got[i], want[i], tol * scale) << what << " at flat index " << i;
 }
 
-// Same shape, dtype and values (NaN matches NaN); floats within a relative tol.
-void expect_same(const Array &got, const Array &want, double tol, const std::string &what) {
-  ASSERT_EQ(got.type_str(), want.type_str()) << what;
-  std::vector<double> g = values(got), w = values(want);
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(w[i])) {
-      EXPECT_TRUE(std::isnan(g[i])) << what << " at flat index " << i;
-      continue;
-    }
-    if (std::isinf(w[i]) || !floating(want)) {
-      EXPECT_EQ(g[i], w[i]) << what << " at flat index " << i;
-      continue;
-    }
-    EXPECT_NEAR(g[i], w[i], tol * (1 + std::fabs(w[i]))) << what << " at flat index " << i;
-  }
-}
-
 // ---- The parameterized suite ------------------------------------------------------------------
 
 class RulesOracle : public ::testing::TestWithParam<std::string> {
@@ -122,7 +105,7 @@ TEST_P(RulesOracle, Jvp) {
     std::vector<Array> y0 = r->fn(x);
     ASSERT_EQ(y.size(), y0.size());
     for (size_t i = 0; i < y.size(); ++i) {
-      expect_same(y[i], y0[i], 0, "jvp primal output " + std::to_string(i));
+      expect_matches(y[i], y0[i], Tolerance::exact(), "jvp primal output " + std::to_string(i));
       EXPECT_EQ(ty[i].type_str(), y[i].type_str()) << "tangent of output " << i;
     }
     std::vector<double> want;
@@ -244,7 +227,7 @@ void check_vmap(const Row &r, const std::vector<std::vector<Array>> &ex,
     std::vector<Array> col;
     for (auto &o : loop_outs)
       col.push_back(o[k]);
-    expect_same(got[k], stack(col, 0), 1e-12, "output " + std::to_string(k));
+    expect_matches(got[k], stack(col, 0), Tolerance::of(1e-12), "output " + std::to_string(k));
   }
 }
 
@@ -342,7 +325,8 @@ TEST_P(RulesOracle, NestedVmap) {
   }
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k)
-    expect_same(got[k], want[k], 1e-12, "nested vmap output " + std::to_string(k));
+    expect_matches(got[k], want[k], Tolerance::of(1e-12),
+                   "nested vmap output " + std::to_string(k));
 }
 
 TEST_P(RulesOracle, EvalShape) {

@@ -1,5 +1,5 @@
-// Helpers shared by the unit tests: building arrays, comparing against expected values, and
-// the registry of which primitives have test rows.
+// Helpers shared by the unit tests: building arrays, comparing against expected values
+// (expect_matches.h), and the registry of which primitives have test rows.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_matches.h"
 #include "strata/strata.h"
 
 namespace strata::testutil {
@@ -41,30 +42,14 @@ inline Array make(const std::vector<double> &values, const Shape &shape, DType d
 inline Array make(const std::vector<double> &values, DType dtype = float64) {
   return make(values, Shape{static_cast<int64_t>(values.size())}, dtype);
 }
-/// The values of any array as doubles (row-major).
-inline std::vector<double> values(const Array &a) {
-  return lax::convert_element_type(a, float64).to_vector<double>();
-}
-
-/// Checks shape, dtype and values (NaN equals NaN; tolerance relative + absolute).
+/// Checks shape, dtype and values against expected doubles under Tolerance::of(tol) (see
+/// expect_matches).
 inline void expect_array(const Array &got, const std::vector<double> &want, const Shape &shape,
                          DType dtype, double tol = 0.0) {
   ASSERT_EQ(got.dtype(), dtype) << got.type_str();
   ASSERT_EQ(got.shape(), shape) << got.type_str();
-  std::vector<double> v = values(got);
-  ASSERT_EQ(v.size(), want.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(v[i])) << "at " << i;
-      continue;
-    }
-    if (std::isinf(want[i])) {
-      EXPECT_EQ(v[i], want[i]) << "at " << i;
-      continue;
-    }
-    EXPECT_NEAR(v[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i << " of "
-                                                               << got.type_str();
-  }
+  std::string m = value_mismatches(values(got), want, dtype, Tolerance::of(tol));
+  EXPECT_TRUE(m.empty()) << got.type_str() << " " << m;
 }
 
 /// Runs `fn` and checks it throws strata::Error whose message contains every fragment.
@@ -77,17 +62,6 @@ void expect_error(F &&fn, std::initializer_list<const char *> fragments) {
     std::string msg = e.what();
     for (const char *f : fragments)
       EXPECT_NE(msg.find(f), std::string::npos) << "message '" << msg << "' lacks '" << f << "'";
-  }
-}
-
-/// Relative tolerance suited to a dtype's precision.
-inline double tol_for(DType t) {
-  switch (t) {
-  case DType::Float16: return 2e-3;
-  case DType::BFloat16: return 1.6e-2;
-  case DType::Float32: return 2e-6;
-  case DType::Float64: return 1e-12;
-  default: return 0.0;
   }
 }
 
