@@ -386,11 +386,13 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
   let summary = "Replaces f32 transcendental math ops with polynomial approximations.";
   let description = [{
     Rewrites f32 (scalar or vector) `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh`, `erf`,
-    `sin`, `cos`, `atan`, `asin` and `acos` into MLIR's polynomial approximations
+    `atan`, `asin` and `acos` into MLIR's polynomial approximations
     (arith and math.fma only). They have no libm call in a loop body, so LLVM vectorizes the
-    loops that contain them; their error is a few ulp (the jit differential tests bound it
-    against libstrata's libm-based kernels). f64 ops and atan2 (whose approximation gives NaN
-    at (0, 0) and (inf, inf)) stay exact: they become libm calls. Run it
+    loops that contain them; their error is a few ulp (the jit differential and edge tests bound
+    it against libstrata's libm-based kernels). Subnormal inputs of log and log2 are scaled into
+    the normal range first. f64 ops, sin and cos (whose approximation's range reduction
+    overflows for large arguments) and atan2 (whose approximation gives NaN at (0, 0) and
+    (inf, inf)) stay exact: they become libm calls. Run it
     after math-extend-to-supported-types, so f16/bf16 math is computed in f32 too.
 
     Before => after:

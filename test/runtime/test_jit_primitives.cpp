@@ -107,13 +107,6 @@ std::vector<double> edge_values(DType d) {
 /// (remove the entry then).
 const std::map<std::string, std::string> &edge_known_failures() {
   static const std::map<std::string, std::string> m = {
-      // strata-approximate-math (MLIR's polynomial approximations) for f32:
-      {"sin f32", "the approximation overflows for huge arguments: sin(1e30) gives -inf, want "
-                  "-0.791163; at 88.7 and 709.7 its error (4e-6, 5e-6) is past 2e-6 relative"},
-      {"cos f32", "the approximation overflows for huge arguments: cos(+-1e30) gives -inf, want "
-                  "-0.611605; at 88.7 its error (3.5e-6) is past 2e-6 relative"},
-      {"log f32", "the approximation treats a subnormal input as the smallest normal one: "
-                  "log(1e-40) gives -87.3365 (log 2^-126), want -92.1034"},
   };
   return m;
 }
