@@ -65,28 +65,16 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       fuse into the group's reductions. A producer fuses only into its single user (or
       anywhere when it only moves data, like a broadcast): one with several users is
       computed once into a buffer, never recomputed per user (softmax is four loop nests:
-      max, exp, sum, normalize).
-    - control flow (the regions' ops are lowered first, then the op; inner ops first):
-      `strata.cond` becomes `scf.if` on `index > 0` (two branches) or `scf.index_switch` on
-      the index clamped into range (the last branch is the default); `strata.while` becomes
-      `scf.while` (the condition's `tensor<i1>` read with `tensor.extract` for
-      `scf.condition`); `strata.scan` becomes an `scf.for` over the steps carrying the
-      carries and the stacked ys: step i reads slice t (i, or length - 1 - i in reverse) of
-      each xs with a rank-reducing `tensor.extract_slice` and writes slice t of each ys with
-      `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys. A loop's
-      next carries are written into its current ones, so that one-shot bufferization keeps
-      one buffer per carry for the whole loop: an elementwise generic that reads its carry
-      only at the element it writes takes the carry as its destination (an in-place update,
-      no copy); any other next value is `linalg.copy`'d into the carry last in the body
-      (after a copy to a fresh tensor of a next value that may alias a carry). Splat
-      constants read by a generic become scalars in its body.
+      max, exp, sum, normalize);
+    - splat constants read by a generic become scalars in its body;
     - strata.host_callback (first, on tensors): calls of the runtime with scalar arguments,
       `strata_rt_host_callback_buffer(address, dtype code, rank)` and
       `strata_rt_host_callback_dim(size)` per dimension for each operand
       (`bufferization.to_buffer`) and result (a `memref.alloc` the runtime fills, then
       `bufferization.to_tensor`), then `strata_rt_host_callback(callback_id, n_in, n_out)`.
 
-    Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
+    Not lowered: dynamic shapes; control flow (strata.cond/while/scan), whose regions' ops
+    this pass lowers in place and `strata-lower-control-flow` then turns into scf. Known differences from libstrata: float max/min (and
     reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
     returns either; cumulative scans of more than 65536 elements along one row are blocked in
     libstrata, so their float sums may round differently.
@@ -112,6 +100,59 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def StrataLowerControlFlow : Pass<"strata-lower-control-flow"> {
+  let summary = "Lowers strata.cond/while/scan to scf, writing each loop's next carries in place.";
+  let description = [{
+    Runs after `strata-lower-to-linalg`, which lowers the ops inside the regions (so that the
+    in-place analysis below sees the linalg ops a carry's next value is computed by).
+    Innermost ops are lowered first.
+
+    - `strata.cond` becomes `scf.if` on `index > 0` (two branches) or `scf.index_switch` on
+      the index clamped into range (the last branch is the default);
+    - `strata.while` becomes `scf.while` (the condition's `tensor<i1>` read with
+      `tensor.extract` for `scf.condition`);
+    - `strata.scan` becomes an `scf.for` over the steps carrying the carries and the stacked
+      ys: step i reads slice t (i, or length - 1 - i in reverse) of each xs with a
+      rank-reducing `tensor.extract_slice` and writes slice t of each ys with
+      `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys.
+
+    A loop's next carries are written into its current ones, so that one-shot bufferization
+    keeps one buffer per carry for the whole loop: an elementwise generic that reads its carry
+    only at the element it writes takes the carry as its destination (an in-place update, no
+    copy); any other next value is `linalg.copy`'d into the carry last in the body (after a
+    copy to a fresh tensor of a next value that may alias a carry).
+
+    Before => after:
+
+    ```mlir
+    %r = "strata.while"(%x0) ({
+    ^bb0(%x: tensor<4xf32>):
+      %c = ... : tensor<i1>
+      strata.yield %c : tensor<i1>
+    }, {
+    ^bb0(%x: tensor<4xf32>):
+      %n = linalg.generic ... ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {...}
+      strata.yield %n : tensor<4xf32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    // =>
+    %r = scf.while (%x = %x0) : (tensor<4xf32>) -> tensor<4xf32> {
+      %c = ... : tensor<i1>
+      %b = tensor.extract %c[] : tensor<i1>
+      scf.condition(%b) %x : tensor<4xf32>
+    } do {
+    ^bb0(%x: tensor<4xf32>):
+      %n = linalg.generic ... ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) {...}
+      scf.yield %n : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
