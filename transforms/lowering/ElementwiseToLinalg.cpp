@@ -228,35 +228,28 @@ bool bodyAccepts(Operation *op) {
       cast<RankedTensorType>(op->getOperand(op->getNumOperands() - 1).getType()).getElementType();
   Type out = elementOf(op->getResult(0));
   bool isFloat = isa<FloatType>(t);
-  return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<st::FloorOp, st::CeilOp, st::RoundOp, st::ExpOp, st::LogOp, st::Log1pOp, st::Expm1Op,
-            st::SqrtOp, st::RsqrtOp, st::SinOp, st::CosOp, st::TanOp, st::TanhOp, st::ErfOp,
-            st::ErfInvOp, st::IsFiniteOp, st::LogisticOp, st::PowOp, st::Atan2Op, st::SinhOp,
-            st::CoshOp, st::AsinOp, st::AcosOp, st::AtanOp, st::AsinhOp, st::AcoshOp, st::AtanhOp,
-            st::CbrtOp, st::Exp2Op, st::ErfcOp, st::LgammaOp, st::DigammaOp, st::IgammaOp,
-            st::IgammacOp, st::IgammaGradAOp, st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp,
-            st::NextafterOp, st::BesselI0eOp, st::BesselI1eOp, st::RegularizedIncompleteBetaOp>(
-          [&](auto) { return isFloat; })
-      .Case<st::PopulationCountOp, st::ClzOp>([&](auto) { return !isFloat && !t.isInteger(1); })
-      .Case<st::NotOp, st::AndOp, st::OrOp, st::XorOp, st::ShiftLeftOp, st::ShiftRightLogicalOp,
-            st::ShiftRightArithmeticOp>([&](auto) { return !isFloat; })
-      .Case<st::IntegerPowOp>(
-          [&](st::IntegerPowOp p) { return isFloat || p.getYAttr().getInt() >= 0; })
-      .Case<st::NegOp, st::AbsOp, st::SignOp, st::DivOp, st::RemOp>(
-          [&](auto) { return !t.isInteger(1); })
-      .Case<st::BitcastConvertTypeOp>([&](auto) {
-        return !t.isInteger(1) && !out.isInteger(1) &&
-               t.getIntOrFloatBitWidth() == out.getIntOrFloatBitWidth();
-      })
-      .Default([](Operation *) { return true; });
+  if ((op->hasTrait<st::traits::FloatOnly>() && !isFloat) ||
+      (op->hasTrait<st::traits::IntegerOnly>() && isFloat) ||
+      (op->hasTrait<st::traits::NotBool>() && t.isInteger(1)))
+    return false;
+  // Constraints that depend on an attribute or the result type.
+  if (auto p = dyn_cast<st::IntegerPowOp>(op))
+    return isFloat || p.getYAttr().getInt() >= 0;
+  if (isa<st::BitcastConvertTypeOp>(op))
+    return !t.isInteger(1) && !out.isInteger(1) &&
+           t.getIntOrFloatBitWidth() == out.getIntOrFloatBitWidth();
+  return true;
 }
 
-/// Any elementwise strata op => linalg.generic; rank-0 operands (scalar select predicates,
-/// clamp bounds) broadcast through an empty indexing map.
-template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    Operation *o = op.getOperation();
+/// Any elementwise strata op (the Elementwise trait) => linalg.generic; rank-0 operands (scalar
+/// select predicates, clamp bounds) broadcast through an empty indexing map. Identities
+/// (stop_gradient, checkpoint_name) are forwarded instead (ShapeToTensor.cpp).
+struct ElementwiseToGeneric : OpTraitRewritePattern<st::traits::Elementwise> {
+  using OpTraitRewritePattern::OpTraitRewritePattern;
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    Operation *o = op;
+    if (op->hasTrait<st::traits::Identity>())
+      return failure();
     if (!hasLowerableTypes(o) || !bodyAccepts(o))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto resultType = cast<RankedTensorType>(o->getResult(0).getType());
@@ -269,7 +262,7 @@ template <typename OpTy> struct ElementwiseToGeneric : OpRewritePattern<OpTy> {
                          : AffineMap::get(rank, 0, ctx));
     maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
     bool uns = elementOf(o->getOperand(o->getNumOperands() - 1)).isUnsignedInteger();
-    Location loc = op.getLoc();
+    Location loc = op->getLoc();
     auto generic = makeGeneric(
         rewriter, loc, o->getOperands(), ValueRange{makeInit(rewriter, loc, resultType)}, maps,
         parallelIterators(rank), [&](OpBuilder &b, Location l, ValueRange args) {
@@ -306,28 +299,9 @@ struct Threefry2x32ToGeneric : OpRewritePattern<st::Threefry2x32Op> {
 
 } // namespace
 
-template <typename... OpTys> void addElementwise(RewritePatternSet &patterns, MLIRContext *ctx) {
-  patterns.add<ElementwiseToGeneric<OpTys>...>(ctx);
-}
-
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  addElementwise<st::NegOp, st::AbsOp, st::SignOp, st::FloorOp, st::CeilOp, st::RoundOp, st::ExpOp,
-                 st::LogOp, st::Log1pOp, st::Expm1Op, st::SqrtOp, st::RsqrtOp, st::SinOp, st::CosOp,
-                 st::TanOp, st::TanhOp, st::LogisticOp, st::ErfOp, st::ErfInvOp, st::IsFiniteOp,
-                 st::NotOp, st::IntegerPowOp, st::AddOp, st::SubOp, st::MulOp, st::DivOp, st::RemOp,
-                 st::PowOp, st::MaxOp, st::MinOp, st::Atan2Op, st::AndOp, st::OrOp, st::XorOp,
-                 st::ShiftLeftOp, st::ShiftRightLogicalOp, st::EqOp, st::NeOp, st::LtOp, st::LeOp,
-                 st::GtOp, st::GeOp, st::SelectOp, st::ClampOp, st::ConvertElementTypeOp,
-                 st::BitcastConvertTypeOp>(patterns, ctx);
-  addElementwise<st::SinhOp, st::CoshOp, st::AsinOp, st::AcosOp, st::AtanOp, st::AsinhOp,
-                 st::AcoshOp, st::AtanhOp, st::CbrtOp, st::Exp2Op>(patterns, ctx);
-  addElementwise<st::ErfcOp, st::LgammaOp, st::DigammaOp, st::IgammaOp, st::IgammacOp,
-                 st::IgammaGradAOp, st::RandomGammaGradOp, st::PolygammaOp, st::ZetaOp>(patterns,
-                                                                                        ctx);
-  addElementwise<st::PopulationCountOp, st::ClzOp, st::NextafterOp, st::BesselI0eOp,
-                 st::BesselI1eOp, st::RegularizedIncompleteBetaOp, st::ShiftRightArithmeticOp>(
-      patterns, ctx);
+  patterns.add<ElementwiseToGeneric>(ctx);
   patterns.add<Threefry2x32ToGeneric>(ctx);
 }
 

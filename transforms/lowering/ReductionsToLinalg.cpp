@@ -15,7 +15,8 @@ namespace st = mlir::strata;
 namespace mlir::strata::lowering {
 namespace {
 
-/// reduce_{sum,max,min,prod} => linalg.reduce into an init filled with the identity.
+/// reduce_{sum,max,min,prod} => linalg.reduce into an init filled with the identity of the
+/// op's monoid.
 template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
@@ -28,19 +29,18 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
     }
     auto resultType = tensorOf(op.getResult());
     Type resultElem = resultType.getElementType();
-    bool isSum = isa<st::ReduceSumOp>(o), isProd = isa<st::ReduceProdOp>(o);
-    bool isMax = isa<st::ReduceMaxOp>(o);
+    Monoid m = *monoidOf(o);
+    bool isSumOrProd = m == Monoid::Sum || m == Monoid::Prod;
     // f16/bf16 sums and products accumulate in f32 and round once, as libstrata's kernels
     // (max/min are exact in any type).
-    bool half = (isSum || isProd) && (resultElem.isF16() || resultElem.isBF16());
+    bool half = isSumOrProd && (resultElem.isF16() || resultElem.isBF16());
     auto outType =
         half ? RankedTensorType::get(resultType.getShape(), rewriter.getF32Type()) : resultType;
     Type elem = outType.getElementType();
     bool uns = elem.isUnsignedInteger();
     Location loc = op.getLoc();
-    Value identity = fromSignless(
-        rewriter, loc,
-        reductionIdentity(rewriter, loc, signlessOf(elem), uns, isSum, isProd, isMax), elem);
+    Value identity = fromSignless(rewriter, loc,
+                                  reductionIdentity(rewriter, loc, signlessOf(elem), uns, m), elem);
     Value init = makeInit(rewriter, loc, outType, identity);
     SmallVector<int64_t> axes(op.getAxes());
     llvm::sort(axes);
@@ -51,10 +51,7 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
                                          acc = toSignless(b, l, args[1]);
                                    if (half)
                                      x = arith::ExtFOp::create(b, l, elem, x);
-                                   Value v = isSum    ? emitAdd(b, l, x, acc)
-                                             : isProd ? emitMul(b, l, x, acc)
-                                             : isMax  ? emitMax(b, l, x, acc, uns)
-                                                      : emitMin(b, l, x, acc, uns);
+                                   Value v = emitMonoid(b, l, m, x, acc, uns);
                                    linalg::YieldOp::create(b, l, fromSignless(b, l, v, elem));
                                  });
     Value result = reduce.getResult(0);
@@ -128,16 +125,14 @@ template <typename OpTy> struct ArgReduceToGeneric : OpRewritePattern<OpTy> {
 template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    constexpr bool isSum = std::is_same_v<OpTy, st::CumsumOp>;
-    constexpr bool isProd = std::is_same_v<OpTy, st::CumprodOp>;
-    constexpr bool isMax = std::is_same_v<OpTy, st::CummaxOp>;
+    Monoid m = *monoidOf(op);
+    bool isSumOrProd = m == Monoid::Sum || m == Monoid::Prod;
     auto type = tensorOf(op.getOperand());
     int64_t rank = type.getRank(), axis = op.getAxisAttr().getInt();
     if (axis < 0)
       axis += rank;
     Type elem = type.getElementType();
-    if (!hasLowerableTypes(op) || axis < 0 || axis >= rank ||
-        ((isSum || isProd) && elem.isInteger(1)))
+    if (!hasLowerableTypes(op) || axis < 0 || axis >= rank || (isSumOrProd && elem.isInteger(1)))
       return rewriter.notifyMatchFailure(op, "needs static tensors and a valid axis");
     int64_t n = type.getDimSize(axis);
     if (type.getNumElements() == 0) {
@@ -147,15 +142,15 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
     Location loc = op.getLoc();
     bool uns = elem.isUnsignedInteger();
     Type sl = signlessOf(elem);
-    Type accElem = (isSum || isProd) && isa<FloatType>(elem) ? rewriter.getF64Type() : sl;
+    Type accElem = isSumOrProd && isa<FloatType>(elem) ? rewriter.getF64Type() : sl;
     // One step's slice keeps the axis as a unit dimension: a rank-reducing slice is ambiguous
     // when other dimensions have size 1 too (the canonicalizer then picks the wrong one).
     SmallVector<int64_t> restShape(type.getShape());
     restShape[axis] = 1;
     auto accType = RankedTensorType::get(restShape, accElem);
     auto sliceType = RankedTensorType::get(restShape, elem);
-    Value acc0 = makeInit(rewriter, loc, accType,
-                          reductionIdentity(rewriter, loc, accElem, uns, isSum, isProd, isMax));
+    Value acc0 =
+        makeInit(rewriter, loc, accType, reductionIdentity(rewriter, loc, accElem, uns, m));
     bool reverse = op.getReverse();
     Value x = op.getOperand();
     int64_t restRank = rank;
@@ -177,9 +172,8 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
               parallelIterators(restRank), [&](OpBuilder &bb, Location bl, ValueRange a) {
                 Value v = emitConvert(bb, bl, a[0], uns, accElem, false);
                 Value acc = a[1];
-                Value next = isSum    ? emitAdd(bb, bl, acc, v)
-                             : isProd ? emitMul(bb, bl, acc, v)
-                                      : emitScanExtremum(bb, bl, acc, v, uns, isMax);
+                Value next = isSumOrProd ? emitMonoid(bb, bl, m, acc, v, uns)
+                                         : emitScanExtremum(bb, bl, acc, v, uns, m == Monoid::Max);
                 return SmallVector<Value>{next, emitConvert(bb, bl, next, false, sl, uns)};
               });
           Value y =

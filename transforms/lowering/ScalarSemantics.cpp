@@ -40,11 +40,10 @@ Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x) {
   return arith::SelectOp::create(b, loc, bothZero, atZero, math::Atan2Op::create(b, loc, y, x));
 }
 
-/// The identity of a reduction: 0 (sum), 1 (prod), the lowest (max) or highest (min) value.
-Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, bool isSum, bool isProd,
-                        bool isMax) {
-  if (isSum || isProd)
-    return scalarConst(b, loc, t, isProd ? 1.0 : 0.0, isProd ? 1 : 0);
+Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, Monoid m) {
+  if (m == Monoid::Sum || m == Monoid::Prod)
+    return scalarConst(b, loc, t, m == Monoid::Prod ? 1.0 : 0.0, m == Monoid::Prod ? 1 : 0);
+  bool isMax = m == Monoid::Max;
   if (auto ft = dyn_cast<FloatType>(t))
     return arith::ConstantOp::create(
         b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/isMax)));
@@ -87,6 +86,20 @@ Value emitMul(OpBuilder &b, Location loc, Value x, Value y) {
   if (x.getType().isInteger(1))
     return arith::AndIOp::create(b, loc, x, y);
   return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value emitMonoid(OpBuilder &b, Location loc, Monoid m, Value x, Value y, bool uns) {
+  switch (m) {
+  case Monoid::Sum:
+    return emitAdd(b, loc, x, y);
+  case Monoid::Prod:
+    return emitMul(b, loc, x, y);
+  case Monoid::Max:
+    return emitMax(b, loc, x, y, uns);
+  case Monoid::Min:
+    return emitMin(b, loc, x, y, uns);
+  }
+  llvm_unreachable("unknown monoid");
 }
 
 /// `a > b` (or `a < b` when !greater): ordered for floats, unsigned for bool and uiN.

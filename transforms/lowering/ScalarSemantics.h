@@ -3,6 +3,8 @@
 // are exact and within their documented error where they are not.
 #pragma once
 
+#include "dialects/strata/StrataTraits.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -16,9 +18,11 @@ Value scalarConst(OpBuilder &b, Location loc, Type t, double f, int64_t i);
 
 /// atan2(y, x) as libm computes it, both zeros included.
 Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x);
-/// The identity of a reduction: 0 (sum), 1 (prod), the lowest (max) or highest (min) value.
-Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, bool isSum, bool isProd,
-                        bool isMax);
+/// The identity of monoid `m` on `t`: 0 (sum), 1 (prod), the lowest (max) or highest (min)
+/// value.
+Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, Monoid m);
+/// `x` and `y` combined by monoid `m` (emitAdd, emitMul, emitMax or emitMin).
+Value emitMonoid(OpBuilder &b, Location loc, Monoid m, Value x, Value y, bool uns);
 /// Max/min of two scalars: NaN-propagating for floats; unsigned for bool and uiN.
 Value emitMax(OpBuilder &b, Location loc, Value x, Value y, bool uns);
 Value emitMin(OpBuilder &b, Location loc, Value x, Value y, bool uns);

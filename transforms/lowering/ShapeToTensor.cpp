@@ -15,13 +15,15 @@ namespace st = mlir::strata;
 namespace mlir::strata::lowering {
 namespace {
 
-/// stop_gradient and checkpoint_name are the identity once differentiation is done.
-template <typename OpTy> struct IdentityToOperand : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    if (op.getOperand().getType() != op.getResult().getType())
+/// stop_gradient and checkpoint_name (the Identity trait) are the identity once
+/// differentiation is done.
+struct IdentityToOperand : OpTraitRewritePattern<st::traits::Identity> {
+  using OpTraitRewritePattern::OpTraitRewritePattern;
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        op->getOperand(0).getType() != op->getResult(0).getType())
       return failure();
-    rewriter.replaceOp(op, op.getOperand());
+    rewriter.replaceOp(op, op->getOperand(0));
     return success();
   }
 };
@@ -314,10 +316,9 @@ struct DynamicUpdateSliceToTensor : OpRewritePattern<st::DynamicUpdateSliceOp> {
 } // namespace
 
 void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
-  patterns.add<IdentityToOperand<st::StopGradientOp>, IdentityToOperand<st::CheckpointNameOp>,
-               BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor, IotaToGeneric,
-               RevToGeneric, SliceToTensor, PadToTensor, ConcatenateToTensor, DynamicSliceToTensor,
-               DynamicUpdateSliceToTensor>(patterns.getContext());
+  patterns.add<IdentityToOperand, BroadcastInDimToGeneric, TransposeToLinalg, ReshapeToTensor,
+               IotaToGeneric, RevToGeneric, SliceToTensor, PadToTensor, ConcatenateToTensor,
+               DynamicSliceToTensor, DynamicUpdateSliceToTensor>(patterns.getContext());
 }
 
 } // namespace mlir::strata::lowering
