@@ -36,17 +36,13 @@ arith::CmpIPredicate intPredicate(Operation *op, bool uns) {
       .Default([&](auto) { return uns ? P::uge : P::sge; });
 }
 
-/// The scalar body of elementwise `op` on signless block arguments `a` (one per operand);
-/// `uns`: the (last) operand's element type is unsigned; `outType` the result's element type.
-Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns,
-                      Type outType) {
+/// The unary ops (integer_pow included); null for any other op.
+Value emitUnary(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns, Type outType) {
   Value x = a[0];
   Type t = x.getType();
   bool isFloat = isa<FloatType>(t);
-  bool unsOrBool = uns || t.isInteger(1);
   auto c = [&](double f, int64_t i) { return scalarConst(b, loc, t, f, i); };
   return llvm::TypeSwitch<Operation *, Value>(op)
-      // ---- unary
       .Case<st::NegOp>([&](auto) -> Value {
         if (isFloat)
           return arith::NegFOp::create(b, loc, x);
@@ -123,7 +119,16 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
           return pos;
         return arith::DivFOp::create(b, loc, c(1, 1), pos);
       })
-      // ---- binary
+      .Default([](Operation *) { return Value(); });
+}
+
+/// The binary arithmetic, bitwise and shift ops; null for any other op.
+Value emitBinary(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns, Type outType) {
+  Value x = a[0];
+  Type t = x.getType();
+  bool isFloat = isa<FloatType>(t);
+  auto c = [&](double f, int64_t i) { return scalarConst(b, loc, t, f, i); };
+  return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<st::AddOp>([&](auto) { return emitAdd(b, loc, x, a[1]); })
       .Case<st::SubOp>([&](auto) -> Value {
         if (isFloat)
@@ -197,7 +202,17 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
         Value fill = arith::SelectOp::create(b, loc, negative, c(-1, -1), c(0, 0));
         return arith::SelectOp::create(b, loc, inRange, arith::ShRSIOp::create(b, loc, x, y), fill);
       })
-      // ---- comparisons
+      .Default([](Operation *) { return Value(); });
+}
+
+/// Comparisons, select, clamp and the conversions; null for any other op.
+Value emitCompareSelectConvert(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns,
+                               Type outType) {
+  Value x = a[0];
+  Type t = x.getType();
+  bool isFloat = isa<FloatType>(t);
+  bool unsOrBool = uns || t.isInteger(1);
+  return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<st::EqOp, st::NeOp, st::LtOp, st::LeOp, st::GtOp, st::GeOp>([&](auto) -> Value {
         if (isFloat)
           return arith::CmpFOp::create(b, loc, floatPredicate(op), x, a[1]);
@@ -219,6 +234,17 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
         return arith::BitcastOp::create(b, loc, to, x);
       })
       .Default([](Operation *) { return Value(); });
+}
+
+/// The scalar body of elementwise `op` on signless block arguments `a` (one per operand);
+/// `uns`: the (last) operand's element type is unsigned; `outType` the result's element type.
+Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns,
+                      Type outType) {
+  if (Value v = emitUnary(b, loc, op, a, uns, outType))
+    return v;
+  if (Value v = emitBinary(b, loc, op, a, uns, outType))
+    return v;
+  return emitCompareSelectConvert(b, loc, op, a, uns, outType);
 }
 
 /// Float-only ops on a float operand, integer-only ops on an integer one (the verifier
