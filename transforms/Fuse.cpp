@@ -10,20 +10,13 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
-#include "strata/primitive.h"
-
 namespace mlir::strata {
 #define GEN_PASS_DEF_STRATAFUSE
 #include "transforms/Passes.h.inc"
 
 bool isElementwisePrimitive(Operation *op) {
-  auto prim = dyn_cast<PrimitiveOpInterface>(op);
-  if (!prim)
-    return false;
-  StringRef name = prim.getPrimitiveName();
-  const ::strata::Primitive *p =
-      ::strata::find_primitive(std::string_view(name.data(), name.size()));
-  return p && p->has(::strata::kElementwise) && !p->has(::strata::kSideEffect);
+  return op->hasTrait<traits::Elementwise>() && op->hasTrait<traits::Fusible>() &&
+         isMemoryEffectFree(op);
 }
 } // namespace mlir::strata
 
@@ -36,9 +29,7 @@ namespace {
 constexpr int64_t kSmallBroadcastOperand = 1 << 16;
 
 /// The reductions a group may hold (their lowering is a linalg reduction over the operand).
-bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
-}
+bool isReduction(Operation *op) { return op->hasTrait<traits::Reduction>(); }
 
 /// arith.constant by its op class: OpTrait::ConstantLike, a template trait, is not reliable
 /// across the clang-built libMLIR and a GCC-built pass (see StrataOps.cpp).

@@ -8,7 +8,8 @@ namespace mlir::strata {
 const std::vector<std::pair<std::string, std::string>> &cpuLoweringStages() {
   static const std::vector<std::pair<std::string, std::string>> stages = {
       {"optimized", "strata-optimize-fused"},
-      {"linalg", "strata-lower-to-linalg,canonicalize,strata-unique-results"},
+      {"linalg", "strata-lower-to-linalg,strata-lower-control-flow,canonicalize,"
+                 "strata-unique-results"},
       // Destination passing at the function boundary: results become out-params that the
       // runtime allocates, and inputs are read-only (the runtime shares them with the caller).
       {"bufferized",

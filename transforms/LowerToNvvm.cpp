@@ -273,8 +273,8 @@ nvvmLoweringStages(const std::string &chip, int64_t blockSize, int64_t maxBlocks
   // launching kernels. Not on the CPU: there the element loop is the one to vectorize, and a
   // per-element chain of dependent steps ran 45x slower than step-by-step vector loops.
   std::vector<std::pair<std::string, std::string>> stages = {
-      cpu[0], {"linalg", "strata-lower-to-linalg,canonicalize,strata-interchange-elementwise-loops,"
-                         "strata-unique-results"}};
+      cpu[0], {"linalg", "strata-lower-to-linalg,strata-lower-control-flow,canonicalize,"
+                         "strata-interchange-elementwise-loops,strata-unique-results"}};
   // As on the CPU: results become out-params, inputs are read-only; f32/f64 contractions and
   // the f16/bf16 ones with an f32 accumulator become host calls of the runtime's cuBLAS gemm
   // (device pointers), between the kernels.

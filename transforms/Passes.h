@@ -9,8 +9,9 @@ namespace mlir::strata {
 #define GEN_PASS_DECL
 #include "transforms/Passes.h.inc"
 
-/// Whether `op` applies a pure elementwise primitive (libstrata's `kElementwise` trait): the ops
-/// strata-fuse groups and strata-layout sinks transposes through. Defined in Fuse.cpp.
+/// Whether `op` is a pure, fusible elementwise strata op (its Strata_Elementwise and
+/// Strata_Fusible traits): the ops strata-fuse groups and strata-layout sinks transposes
+/// through. Defined in Fuse.cpp.
 bool isElementwisePrimitive(Operation *op);
 
 /// `strata-optimize`: the target-independent cleanup: strata-infer-shapes, canonicalize, cse,

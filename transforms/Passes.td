@@ -20,23 +20,22 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     attributes) stay in place.
 
     Handled:
-    - elementwise unary (neg, abs, sign, floor, ceil, round, exp, log, log1p, expm1, sqrt,
-      rsqrt, sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, cbrt,
-      exp2, logistic, erf, erfc, erf_inv, lgamma, digamma, bessel_i0e, bessel_i1e, is_finite,
-      not, population_count, clz, integer_pow), regularized_incomplete_beta, binary (add, sub, mul, div, rem, pow, max, min, atan2, nextafter,
-      igamma, igammac, igamma_grad_a, random_gamma_grad, polygamma, zeta, and, or, xor,
-      shift_left, shift_right_logical), comparisons, select, clamp, convert_element_type
-      (saturating float -> int, NaN -> 0) and bitcast_convert_type: one `linalg.generic` with
-      an arith/math body. erf_inv is libstrata's f64 Giles approximation with its Newton steps
+    - every op with the `Strata_Elementwise` trait (StrataTraits.td) on element types its
+      `Strata_FloatOnly`/`Strata_IntegerOnly`/`Strata_NotBool` traits accept: one
+      `linalg.generic` whose arith/math body is the primitive's scalar semantics
+      (transforms/lowering/ScalarSemantics.h): convert_element_type saturates float -> int and
+      maps NaN to 0; erf_inv is libstrata's f64 Giles approximation with its Newton steps
       (needs `math.erf`/`math.erfc`, e.g. through `convert-math-to-libm`); the gamma-family
-      functions, zeta, betainc and the Bessel functions are libstrata's f64 algorithms (lgamma by Lanczos), their iterations
-      to convergence as `scf.while` loops in the body; nextafter steps the operand's bits;
+      functions, zeta, betainc and the Bessel functions are libstrata's f64 algorithms (lgamma
+      by Lanczos), their iterations to convergence as `scf.while` loops in the body; nextafter
+      steps the operand's bits;
     - unsigned elements: arith is signless, so a body casts uiN block arguments to iN (and
       results back) with `builtin.unrealized_conversion_cast`, which
       `reconcile-unrealized-casts` removes once both sides are LLVM's iN; the body uses the
       unsigned ops (divui, remui, cmpi ult, maxui, uitofp, fptoui, extui);
     - threefry2x32: one `linalg.generic` with two results, the 20 rounds unrolled;
-    - stop_gradient, checkpoint_name: forwarded to their operand;
+    - ops with the `Strata_Identity` trait (stop_gradient, checkpoint_name): forwarded to their
+      operand;
     - broadcast_in_dim, rev, iota: `linalg.generic` (projected, reversed, `linalg.index`);
     - transpose: `linalg.transpose`; reshape: `tensor.collapse_shape`/`expand_shape`/`reshape`;
     - slice: `tensor.extract_slice`; concatenate: `tensor.insert_slice` per input; pad: a
@@ -48,7 +47,8 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     - scatter, scatter_add: an `scf.for` over the index vectors in row-major order (the last
       duplicate wins, sums accumulate in that order) inserting each in-bounds window with
       `tensor.insert_slice`; windows not wholly in bounds are dropped;
-    - reduce_sum/max/min/prod: `linalg.reduce` into a `linalg.fill`ed init;
+    - reduce_sum/max/min/prod: `linalg.reduce` into a `linalg.fill`ed init, combining with the
+      monoid the op declares (`Strata_SumMonoid` ...);
     - argmax/argmin: one reduction `linalg.generic` into (best value, index), first index on
       ties, the first NaN wins;
     - cumsum/cumprod/cummax/cummin: an `scf.for` along the axis (from the end when
@@ -65,31 +65,20 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
       fuse into the group's reductions. A producer fuses only into its single user (or
       anywhere when it only moves data, like a broadcast): one with several users is
       computed once into a buffer, never recomputed per user (softmax is four loop nests:
-      max, exp, sum, normalize).
-    - control flow (the regions' ops are lowered first, then the op; inner ops first):
-      `strata.cond` becomes `scf.if` on `index > 0` (two branches) or `scf.index_switch` on
-      the index clamped into range (the last branch is the default); `strata.while` becomes
-      `scf.while` (the condition's `tensor<i1>` read with `tensor.extract` for
-      `scf.condition`); `strata.scan` becomes an `scf.for` over the steps carrying the
-      carries and the stacked ys: step i reads slice t (i, or length - 1 - i in reverse) of
-      each xs with a rank-reducing `tensor.extract_slice` and writes slice t of each ys with
-      `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys. A loop's
-      next carries are written into its current ones, so that one-shot bufferization keeps
-      one buffer per carry for the whole loop: an elementwise generic that reads its carry
-      only at the element it writes takes the carry as its destination (an in-place update,
-      no copy); any other next value is `linalg.copy`'d into the carry last in the body
-      (after a copy to a fresh tensor of a next value that may alias a carry). Splat
-      constants read by a generic become scalars in its body.
+      max, exp, sum, normalize);
+    - splat constants read by a generic become scalars in its body;
     - strata.host_callback (first, on tensors): calls of the runtime with scalar arguments,
       `strata_rt_host_callback_buffer(address, dtype code, rank)` and
       `strata_rt_host_callback_dim(size)` per dimension for each operand
       (`bufferization.to_buffer`) and result (a `memref.alloc` the runtime fills, then
       `bufferization.to_tensor`), then `strata_rt_host_callback(callback_id, n_in, n_out)`.
 
-    Not lowered: dynamic shapes. Known differences from libstrata: float max/min (and
-    reduce_max/min) use `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata
-    returns either; cumulative scans of more than 65536 elements along one row are blocked in
-    libstrata, so their float sums may round differently.
+    Not lowered: dynamic shapes; control flow (strata.cond/while/scan), whose regions' ops
+    this pass lowers in place and `strata-lower-control-flow` then turns into scf. Known
+    differences from libstrata: float max/min (and reduce_max/min) use
+    `arith.maximumf`/`minimumf`, which order -0 below +0 where libstrata returns either;
+    cumulative scans of more than 65536 elements along one row are blocked in libstrata, so
+    their float sums may round differently.
 
     Before => after:
 
@@ -112,6 +101,59 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def StrataLowerControlFlow : Pass<"strata-lower-control-flow"> {
+  let summary = "Lowers strata.cond/while/scan to scf, writing each loop's next carries in place.";
+  let description = [{
+    Runs after `strata-lower-to-linalg`, which lowers the ops inside the regions (so that the
+    in-place analysis below sees the linalg ops a carry's next value is computed by).
+    Innermost ops are lowered first.
+
+    - `strata.cond` becomes `scf.if` on `index > 0` (two branches) or `scf.index_switch` on
+      the index clamped into range (the last branch is the default);
+    - `strata.while` becomes `scf.while` (the condition's `tensor<i1>` read with
+      `tensor.extract` for `scf.condition`);
+    - `strata.scan` becomes an `scf.for` over the steps carrying the carries and the stacked
+      ys: step i reads slice t (i, or length - 1 - i in reverse) of each xs with a
+      rank-reducing `tensor.extract_slice` and writes slice t of each ys with
+      `tensor.insert_slice`; a zero-length scan is its inits and `tensor.empty` ys.
+
+    A loop's next carries are written into its current ones, so that one-shot bufferization
+    keeps one buffer per carry for the whole loop: an elementwise generic that reads its carry
+    only at the element it writes takes the carry as its destination (an in-place update, no
+    copy); any other next value is `linalg.copy`'d into the carry last in the body (after a
+    copy to a fresh tensor of a next value that may alias a carry).
+
+    Before => after:
+
+    ```mlir
+    %r = "strata.while"(%x0) ({
+    ^bb0(%x: tensor<4xf32>):
+      %c = ... : tensor<i1>
+      strata.yield %c : tensor<i1>
+    }, {
+    ^bb0(%x: tensor<4xf32>):
+      %n = linalg.generic ... ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {...}
+      strata.yield %n : tensor<4xf32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    // =>
+    %r = scf.while (%x = %x0) : (tensor<4xf32>) -> tensor<4xf32> {
+      %c = ... : tensor<i1>
+      %b = tensor.extract %c[] : tensor<i1>
+      scf.condition(%b) %x : tensor<4xf32>
+    } do {
+    ^bb0(%x: tensor<4xf32>):
+      %n = linalg.generic ... ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) {...}
+      scf.yield %n : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
@@ -272,8 +314,8 @@ def StrataFuse : Pass<"strata-fuse"> {
     Greedy producer-into-consumer fusion, one block at a time (the blocks of control-flow
     regions included: a loop body is fused on its own, and nothing moves into or out of a
     region; the region ops themselves are never fused). Walking each block in reverse,
-    every elementwise strata op (its primitive has the `kElementwise` trait) or reduction
-    (reduce_sum/max/min/prod) not yet grouped becomes the root of a group, which grows
+    every elementwise strata op (the `Strata_Elementwise` and `Strata_Fusible` traits) or
+    reduction (`Strata_Reduction`: reduce_sum/max/min/prod) not yet grouped becomes the root of a group, which grows
     through operands whose defining op is fusible: an elementwise op, a reduction, a
     `broadcast_in_dim` or a constant. Each group of two or more ops becomes one
     `strata.fusion` at the root's place; its operands are the values the group reads from

@@ -27,6 +27,7 @@ void buildStrataOptimizePipeline(OpPassManager &pm) {
 void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm) {
   buildStrataOptimizePipeline(pm);
   pm.addPass(createStrataLowerToLinalg());
+  pm.addPass(createStrataLowerControlFlow());
 }
 
 /// `strata-optimize-fused`: strata-optimize, then strata-fuse; the first stage of jit's

@@ -10,6 +10,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "StrataInterfaces.td"
+include "StrataTraits.td"
 
 def Strata_Dialect : Dialect {
   let name = "strata";
@@ -43,7 +44,7 @@ class Strata_StructuralOp<string mnemonic, list<Trait> traits = []>
 
 // Elementwise unary primitives: `y = f(x)`.
 class Strata_UnaryOp<string mnemonic, list<Trait> traits = []>
-    : Strata_Op<mnemonic, traits> {
+    : Strata_Op<mnemonic, !listconcat([Strata_Elementwise, Strata_Fusible], traits)> {
   let arguments = (ins AnyRankedTensor:$operand);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
@@ -51,7 +52,7 @@ class Strata_UnaryOp<string mnemonic, list<Trait> traits = []>
 
 // Elementwise binary primitives on operands of one shape and dtype: `z = f(x, y)`.
 class Strata_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Strata_Op<mnemonic, traits> {
+    : Strata_Op<mnemonic, !listconcat([Strata_Elementwise, Strata_Fusible], traits)> {
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
@@ -63,7 +64,7 @@ class Strata_CompareOp<string mnemonic, list<Trait> traits = []>
 
 // Reductions over a set of axes, which the result drops.
 class Strata_ReduceOp<string mnemonic, list<Trait> traits = []>
-    : Strata_Op<mnemonic, traits> {
+    : Strata_Op<mnemonic, !listconcat([Strata_Reduction], traits)> {
   let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$axes);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat =

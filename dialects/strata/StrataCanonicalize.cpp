@@ -2,20 +2,24 @@
 //
 // Only rewrites that are exact: the algebraic identities hold bit for bit in IEEE arithmetic
 // (x * 1, x - (+0), x + (-0); never x + (+0), which turns -0 into +0), and constants fold with
-// the semantics of libstrata (round to nearest even, integers wrap, float to integer truncates,
-// saturates and maps NaN to 0). Constants are `arith.constant`; only splats and small tensors
-// fold, so folding never copies large data.
+// libstrata's own reference implementation of the primitive (round to nearest even, integers
+// wrap, float to integer truncates, saturates and maps NaN to 0). Constants are `arith.constant`;
+// only splats and small tensors fold, so folding never copies large data.
 #include "dialects/strata/StrataOps.h"
+#include "dialects/strata/StrataVerify.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/BitVector.h"
+
+#include "strata/array.h"
+#include "strata/primitive.h"
 
 using namespace mlir;
 using namespace mlir::strata;
@@ -54,94 +58,78 @@ bool isSplatWhere(Attribute attr, FloatPred floatPred, IntPred intPred) {
   return false;
 }
 
-/// Applies an elementwise function to small constants of one type; null when one is not.
-template <typename FloatFn, typename IntFn>
-Attribute foldElementwise(ArrayRef<Attribute> operands, Type type, FloatFn floatFn, IntFn intFn) {
+/// The elements of `dense` as a host array of `shape` (a splat repeated to fill it).
+template <typename T>
+::strata::Array toArray(DenseElementsAttr dense, const ::strata::Shape &shape) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  std::vector<T> values;
+  if (dense.isSplat())
+    values.assign(static_cast<size_t>(count), dense.getSplatValue<T>());
+  else
+    values.assign(dense.getValues<T>().begin(), dense.getValues<T>().end());
+  return ::strata::Array::from_vector(values, shape);
+}
+
+/// `array`'s elements as a constant of `type`: a splat when `array` has one element.
+template <typename T> Attribute toConstant(const ::strata::Array &array, ShapedType type) {
+  std::vector<T> values = array.to_vector<T>();
+  if (values.size() == 1)
+    return DenseElementsAttr::get(type, values[0]);
+  return DenseElementsAttr::get(type, ArrayRef<T>(values));
+}
+
+/// `f.template operator()<T>()` with T the C++ type of foldable element type `t`.
+template <typename F> auto withElementType(Type t, F &&f) {
+  if (t.isF32())
+    return f.template operator()<float>();
+  if (t.isF64())
+    return f.template operator()<double>();
+  if (t.isSignlessInteger(32))
+    return f.template operator()<int32_t>();
+  return f.template operator()<int64_t>();
+}
+
+/// Folds elementwise `op` on small constant operands by running its primitive's reference
+/// implementation (libstrata's eager kernel, through strata::bind) on host arrays, so that a
+/// fold computes exactly what the primitive does. All-splat operands fold on one element into a
+/// splat. Null when an operand is not such a constant or the primitive rejects the operands.
+Attribute foldByPrimitive(Operation *op, ArrayRef<Attribute> operands) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (op->getNumResults() != 1 || !type || !type.hasStaticShape() ||
+      !isFoldableElementType(type.getElementType()) || !op->hasTrait<traits::Elementwise>())
+    return {};
   SmallVector<DenseElementsAttr> dense;
   bool allSplat = true;
-  for (Attribute operand : operands) {
-    dense.push_back(smallConstant(operand, type));
-    if (!dense.back())
+  for (auto [attr, operand] : llvm::zip_equal(operands, op->getOperands())) {
+    dense.push_back(smallConstant(attr, operand.getType()));
+    if (!dense.back() || cast<ShapedType>(operand.getType()).getShape() != type.getShape())
       return {};
     allSplat &= dense.back().isSplat();
   }
-  auto shaped = cast<ShapedType>(type);
-  int64_t count = allSplat ? 1 : shaped.getNumElements();
-  if (isa<FloatType>(shaped.getElementType())) {
-    SmallVector<APFloat> out;
-    for (int64_t i = 0; i < count; ++i) {
-      SmallVector<APFloat> args;
-      for (DenseElementsAttr d : dense)
-        args.push_back(d.isSplat() ? d.getSplatValue<APFloat>() : d.getValues<APFloat>()[i]);
-      out.push_back(floatFn(args));
-    }
-    return DenseElementsAttr::get(shaped, out);
-  }
-  SmallVector<APInt> out;
-  for (int64_t i = 0; i < count; ++i) {
-    SmallVector<APInt> args;
-    for (DenseElementsAttr d : dense)
-      args.push_back(d.isSplat() ? d.getSplatValue<APInt>() : d.getValues<APInt>()[i]);
-    out.push_back(intFn(args));
-  }
-  return DenseElementsAttr::get(shaped, out);
-}
-
-/// A binary IEEE operation on APFloat, rounding to nearest even as the hardware does.
-template <APFloat::opStatus (APFloat::*Op)(const APFloat &, APFloat::roundingMode)>
-APFloat floatBinary(ArrayRef<APFloat> args) {
-  APFloat result = args[0];
-  (result.*Op)(args[1], APFloat::rmNearestTiesToEven);
-  return result;
-}
-
-/// libstrata's float to integer conversion: truncate toward zero, saturate, NaN to 0.
-APInt floatToInt(const APFloat &value, unsigned width) {
-  if (value.isNaN())
-    return APInt::getZero(width);
-  APSInt result(width, /*isUnsigned=*/false);
-  bool exact = false;
-  if (value.convertToInteger(result, APFloat::rmTowardZero, &exact) == APFloat::opInvalidOp)
-    return value.isNegative() ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
-  return result;
-}
-
-/// Folds a convert of one small constant from its element type to `type`'s.
-Attribute foldConvert(Attribute operand, Type operandType, Type type) {
-  DenseElementsAttr dense = smallConstant(operand, operandType);
-  auto shaped = cast<ShapedType>(type);
-  Type to = shaped.getElementType();
-  if (!dense || !isFoldableElementType(to) || !shaped.hasStaticShape())
+  StringRef name = cast<PrimitiveOpInterface>(op).getPrimitiveName();
+  const ::strata::Primitive *prim = ::strata::find_primitive({name.data(), name.size()});
+  FailureOr<::strata::Params> params = primitiveParams(op);
+  if (!prim || failed(params))
     return {};
-  Type from = dense.getElementType();
-  int64_t count = dense.isSplat() ? 1 : shaped.getNumElements();
-  auto floatAt = [&](int64_t i) {
-    return dense.isSplat() ? dense.getSplatValue<APFloat>() : dense.getValues<APFloat>()[i];
-  };
-  auto intAt = [&](int64_t i) {
-    return dense.isSplat() ? dense.getSplatValue<APInt>() : dense.getValues<APInt>()[i];
-  };
-  if (auto toFloat = dyn_cast<FloatType>(to)) {
-    SmallVector<APFloat> out;
-    for (int64_t i = 0; i < count; ++i) {
-      APFloat value(toFloat.getFloatSemantics());
-      if (isa<FloatType>(from)) {
-        value = floatAt(i);
-        bool losesInfo = false;
-        value.convert(toFloat.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
-      } else {
-        value.convertFromAPInt(intAt(i), /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
-      }
-      out.push_back(value);
-    }
-    return DenseElementsAttr::get(shaped, out);
+  // Elementwise: every element of an all-splat fold is the one computed on a rank-0 array.
+  ::strata::Shape shape = allSplat ? ::strata::Shape{} : ::strata::Shape(type.getShape());
+  try {
+    std::vector<::strata::Array> in;
+    for (DenseElementsAttr d : dense)
+      in.push_back(
+          withElementType(d.getElementType(), [&]<typename T>() { return toArray<T>(d, shape); }));
+    std::vector<::strata::Array> out = ::strata::bind(*prim, std::move(in), *params);
+    if (out.size() != 1 || out[0].shape() != shape ||
+        toDType(type.getElementType()) != out[0].dtype())
+      return {};
+    return withElementType(type.getElementType(),
+                           [&]<typename T>() { return toConstant<T>(out[0], type); });
+  } catch (...) {
+    // A rejection (strata::Error) leaves the op unfolded; nothing unwinds through MLIR frames.
+    return {};
   }
-  unsigned width = to.getIntOrFloatBitWidth();
-  SmallVector<APInt> out;
-  for (int64_t i = 0; i < count; ++i)
-    out.push_back(isa<FloatType>(from) ? floatToInt(floatAt(i), width)
-                                       : intAt(i).sextOrTrunc(width)); // integers wrap
-  return DenseElementsAttr::get(shaped, out);
 }
 
 /// A small or splat constant of `type` holding the elements of `operand` in the same order.
@@ -180,14 +168,7 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getOperand().getDefiningOp<NegOp>())
     if (inner.getOperand().getType() == getType())
       return inner.getOperand();
-  return foldElementwise(
-      {adaptor.getOperand()}, getType(),
-      [](ArrayRef<APFloat> a) {
-        APFloat result = a[0];
-        result.changeSign();
-        return result;
-      },
-      [](ArrayRef<APInt> a) { return -a[0]; });
+  return foldByPrimitive(*this, adaptor.getOperands());
 }
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
@@ -208,8 +189,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   if (getType() == getRhs().getType() && isAdditiveIdentity(adaptor.getLhs()))
     return getRhs();
-  return foldElementwise({adaptor.getLhs(), adaptor.getRhs()}, getType(),
-                         floatBinary<&APFloat::add>, [](ArrayRef<APInt> a) { return a[0] + a[1]; });
+  return foldByPrimitive(*this, adaptor.getOperands());
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -219,9 +199,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
           adaptor.getRhs(), [](const APFloat &f) { return f.isPosZero(); },
           [](const APInt &i) { return i.isZero(); }))
     return getLhs();
-  return foldElementwise({adaptor.getLhs(), adaptor.getRhs()}, getType(),
-                         floatBinary<&APFloat::subtract>,
-                         [](ArrayRef<APInt> a) { return a[0] - a[1]; });
+  return foldByPrimitive(*this, adaptor.getOperands());
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -235,15 +213,13 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   if (getType() == getRhs().getType() && isOne(adaptor.getLhs()))
     return getRhs();
-  return foldElementwise({adaptor.getLhs(), adaptor.getRhs()}, getType(),
-                         floatBinary<&APFloat::multiply>,
-                         [](ArrayRef<APInt> a) { return a[0] * a[1]; });
+  return foldByPrimitive(*this, adaptor.getOperands());
 }
 
 OpFoldResult ConvertElementTypeOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
-  return foldConvert(adaptor.getOperand(), getOperand().getType(), getType());
+  return foldByPrimitive(*this, adaptor.getOperands());
 }
 
 //===----------------------------------------------------------------------------------===//

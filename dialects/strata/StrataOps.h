@@ -10,6 +10,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/strata/StrataTraits.h"
+
 #include "dialects/strata/StrataDialect.h.inc"
 
 namespace mlir::strata {

@@ -18,7 +18,7 @@ include "StrataBase.td"
 // NegOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_NegOp : Strata_UnaryOp<"neg"> {
+def Strata_NegOp : Strata_UnaryOp<"neg", [Strata_NotBool]> {
   let hasFolder = 1;
   let summary = "Negates each element.";
   let description = [{
@@ -36,7 +36,7 @@ def Strata_NegOp : Strata_UnaryOp<"neg"> {
 // AbsOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AbsOp : Strata_UnaryOp<"abs"> {
+def Strata_AbsOp : Strata_UnaryOp<"abs", [Strata_NotBool]> {
   let summary = "Takes the absolute value of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. `y = |x|`; the most negative integer stays
@@ -54,7 +54,7 @@ def Strata_AbsOp : Strata_UnaryOp<"abs"> {
 // SignOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_SignOp : Strata_UnaryOp<"sign"> {
+def Strata_SignOp : Strata_UnaryOp<"sign", [Strata_NotBool]> {
   let summary = "Takes the sign (-1, 0 or 1) of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. NaN and both zeros map to themselves.
@@ -71,7 +71,7 @@ def Strata_SignOp : Strata_UnaryOp<"sign"> {
 // FloorOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_FloorOp : Strata_UnaryOp<"floor"> {
+def Strata_FloorOp : Strata_UnaryOp<"floor", [Strata_FloatOnly]> {
   let summary = "Rounds each element down to an integer value.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -88,7 +88,7 @@ def Strata_FloorOp : Strata_UnaryOp<"floor"> {
 // CeilOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CeilOp : Strata_UnaryOp<"ceil"> {
+def Strata_CeilOp : Strata_UnaryOp<"ceil", [Strata_FloatOnly]> {
   let summary = "Rounds each element up to an integer value.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -105,7 +105,7 @@ def Strata_CeilOp : Strata_UnaryOp<"ceil"> {
 // RoundOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_RoundOp : Strata_UnaryOp<"round"> {
+def Strata_RoundOp : Strata_UnaryOp<"round", [Strata_FloatOnly]> {
   let summary = "Rounds each element to the nearest integer value, halves to even.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -122,7 +122,7 @@ def Strata_RoundOp : Strata_UnaryOp<"round"> {
 // ExpOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ExpOp : Strata_UnaryOp<"exp"> {
+def Strata_ExpOp : Strata_UnaryOp<"exp", [Strata_FloatOnly]> {
   let summary = "Computes `e^x` for each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -139,7 +139,7 @@ def Strata_ExpOp : Strata_UnaryOp<"exp"> {
 // LogOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_LogOp : Strata_UnaryOp<"log"> {
+def Strata_LogOp : Strata_UnaryOp<"log", [Strata_FloatOnly]> {
   let summary = "Computes the natural logarithm of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -156,7 +156,7 @@ def Strata_LogOp : Strata_UnaryOp<"log"> {
 // Log1pOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_Log1pOp : Strata_UnaryOp<"log1p"> {
+def Strata_Log1pOp : Strata_UnaryOp<"log1p", [Strata_FloatOnly]> {
   let summary = "Computes `log(1 + x)` for each element, accurately near zero.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -173,7 +173,7 @@ def Strata_Log1pOp : Strata_UnaryOp<"log1p"> {
 // Expm1Op
 //===----------------------------------------------------------------------------------===//
 
-def Strata_Expm1Op : Strata_UnaryOp<"expm1"> {
+def Strata_Expm1Op : Strata_UnaryOp<"expm1", [Strata_FloatOnly]> {
   let summary = "Computes `e^x - 1` for each element, accurately near zero.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -190,7 +190,7 @@ def Strata_Expm1Op : Strata_UnaryOp<"expm1"> {
 // SqrtOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_SqrtOp : Strata_UnaryOp<"sqrt"> {
+def Strata_SqrtOp : Strata_UnaryOp<"sqrt", [Strata_FloatOnly]> {
   let summary = "Computes the square root of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -207,7 +207,7 @@ def Strata_SqrtOp : Strata_UnaryOp<"sqrt"> {
 // RsqrtOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_RsqrtOp : Strata_UnaryOp<"rsqrt"> {
+def Strata_RsqrtOp : Strata_UnaryOp<"rsqrt", [Strata_FloatOnly]> {
   let summary = "Computes `1 / sqrt(x)` for each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -224,7 +224,7 @@ def Strata_RsqrtOp : Strata_UnaryOp<"rsqrt"> {
 // SinOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_SinOp : Strata_UnaryOp<"sin"> {
+def Strata_SinOp : Strata_UnaryOp<"sin", [Strata_FloatOnly]> {
   let summary = "Computes the sine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -241,7 +241,7 @@ def Strata_SinOp : Strata_UnaryOp<"sin"> {
 // CosOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CosOp : Strata_UnaryOp<"cos"> {
+def Strata_CosOp : Strata_UnaryOp<"cos", [Strata_FloatOnly]> {
   let summary = "Computes the cosine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -258,7 +258,7 @@ def Strata_CosOp : Strata_UnaryOp<"cos"> {
 // TanOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_TanOp : Strata_UnaryOp<"tan"> {
+def Strata_TanOp : Strata_UnaryOp<"tan", [Strata_FloatOnly]> {
   let summary = "Computes the tangent of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -275,7 +275,7 @@ def Strata_TanOp : Strata_UnaryOp<"tan"> {
 // TanhOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_TanhOp : Strata_UnaryOp<"tanh"> {
+def Strata_TanhOp : Strata_UnaryOp<"tanh", [Strata_FloatOnly]> {
   let summary = "Computes the hyperbolic tangent of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -292,7 +292,7 @@ def Strata_TanhOp : Strata_UnaryOp<"tanh"> {
 // LogisticOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_LogisticOp : Strata_UnaryOp<"logistic"> {
+def Strata_LogisticOp : Strata_UnaryOp<"logistic", [Strata_FloatOnly]> {
   let summary = "Computes the logistic sigmoid `1 / (1 + e^-x)` of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -309,7 +309,7 @@ def Strata_LogisticOp : Strata_UnaryOp<"logistic"> {
 // ErfOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ErfOp : Strata_UnaryOp<"erf"> {
+def Strata_ErfOp : Strata_UnaryOp<"erf", [Strata_FloatOnly]> {
   let summary = "Computes the error function of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -326,7 +326,7 @@ def Strata_ErfOp : Strata_UnaryOp<"erf"> {
 // ErfInvOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ErfInvOp : Strata_UnaryOp<"erf_inv"> {
+def Strata_ErfInvOp : Strata_UnaryOp<"erf_inv", [Strata_FloatOnly]> {
   let summary = "Computes the inverse error function of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only; the domain is
@@ -344,7 +344,7 @@ def Strata_ErfInvOp : Strata_UnaryOp<"erf_inv"> {
 // SinhOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_SinhOp : Strata_UnaryOp<"sinh"> {
+def Strata_SinhOp : Strata_UnaryOp<"sinh", [Strata_FloatOnly]> {
   let summary = "Computes the hyperbolic sine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -361,7 +361,7 @@ def Strata_SinhOp : Strata_UnaryOp<"sinh"> {
 // CoshOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CoshOp : Strata_UnaryOp<"cosh"> {
+def Strata_CoshOp : Strata_UnaryOp<"cosh", [Strata_FloatOnly]> {
   let summary = "Computes the hyperbolic cosine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -378,7 +378,7 @@ def Strata_CoshOp : Strata_UnaryOp<"cosh"> {
 // AsinOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AsinOp : Strata_UnaryOp<"asin"> {
+def Strata_AsinOp : Strata_UnaryOp<"asin", [Strata_FloatOnly]> {
   let summary = "Computes the arcsine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -395,7 +395,7 @@ def Strata_AsinOp : Strata_UnaryOp<"asin"> {
 // AcosOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AcosOp : Strata_UnaryOp<"acos"> {
+def Strata_AcosOp : Strata_UnaryOp<"acos", [Strata_FloatOnly]> {
   let summary = "Computes the arccosine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -412,7 +412,7 @@ def Strata_AcosOp : Strata_UnaryOp<"acos"> {
 // AtanOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AtanOp : Strata_UnaryOp<"atan"> {
+def Strata_AtanOp : Strata_UnaryOp<"atan", [Strata_FloatOnly]> {
   let summary = "Computes the arctangent of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -429,7 +429,7 @@ def Strata_AtanOp : Strata_UnaryOp<"atan"> {
 // AsinhOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AsinhOp : Strata_UnaryOp<"asinh"> {
+def Strata_AsinhOp : Strata_UnaryOp<"asinh", [Strata_FloatOnly]> {
   let summary = "Computes the inverse hyperbolic sine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -446,7 +446,7 @@ def Strata_AsinhOp : Strata_UnaryOp<"asinh"> {
 // AcoshOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AcoshOp : Strata_UnaryOp<"acosh"> {
+def Strata_AcoshOp : Strata_UnaryOp<"acosh", [Strata_FloatOnly]> {
   let summary = "Computes the inverse hyperbolic cosine of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -463,7 +463,7 @@ def Strata_AcoshOp : Strata_UnaryOp<"acosh"> {
 // AtanhOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AtanhOp : Strata_UnaryOp<"atanh"> {
+def Strata_AtanhOp : Strata_UnaryOp<"atanh", [Strata_FloatOnly]> {
   let summary = "Computes the inverse hyperbolic tangent of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -480,7 +480,7 @@ def Strata_AtanhOp : Strata_UnaryOp<"atanh"> {
 // CbrtOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CbrtOp : Strata_UnaryOp<"cbrt"> {
+def Strata_CbrtOp : Strata_UnaryOp<"cbrt", [Strata_FloatOnly]> {
   let summary = "Computes the cube root of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -497,7 +497,7 @@ def Strata_CbrtOp : Strata_UnaryOp<"cbrt"> {
 // Exp2Op
 //===----------------------------------------------------------------------------------===//
 
-def Strata_Exp2Op : Strata_UnaryOp<"exp2"> {
+def Strata_Exp2Op : Strata_UnaryOp<"exp2", [Strata_FloatOnly]> {
   let summary = "Computes `2^x` of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -514,7 +514,8 @@ def Strata_Exp2Op : Strata_UnaryOp<"exp2"> {
 // PopulationCountOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_PopulationCountOp : Strata_UnaryOp<"population_count"> {
+def Strata_PopulationCountOp : Strata_UnaryOp<"population_count",
+    [Strata_IntegerOnly, Strata_NotBool]> {
   let summary = "Counts the set bits of each element.";
   let description = [{
     Elementwise; the result has the operand's shape and dtype. Integer operands only (not
@@ -532,7 +533,7 @@ def Strata_PopulationCountOp : Strata_UnaryOp<"population_count"> {
 // ClzOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ClzOp : Strata_UnaryOp<"clz"> {
+def Strata_ClzOp : Strata_UnaryOp<"clz", [Strata_IntegerOnly, Strata_NotBool]> {
   let summary = "Counts the leading zero bits of each element.";
   let description = [{
     Elementwise; the result has the operand's shape and dtype. Integer operands only (not
@@ -550,7 +551,7 @@ def Strata_ClzOp : Strata_UnaryOp<"clz"> {
 // BesselI0eOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_BesselI0eOp : Strata_UnaryOp<"bessel_i0e"> {
+def Strata_BesselI0eOp : Strata_UnaryOp<"bessel_i0e", [Strata_FloatOnly]> {
   let summary = "Computes `exp(-|x|) I0(x)` of each element (scaled modified Bessel, order 0).";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -567,7 +568,7 @@ def Strata_BesselI0eOp : Strata_UnaryOp<"bessel_i0e"> {
 // BesselI1eOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_BesselI1eOp : Strata_UnaryOp<"bessel_i1e"> {
+def Strata_BesselI1eOp : Strata_UnaryOp<"bessel_i1e", [Strata_FloatOnly]> {
   let summary = "Computes `exp(-|x|) I1(x)` of each element (scaled modified Bessel, order 1).";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -584,7 +585,7 @@ def Strata_BesselI1eOp : Strata_UnaryOp<"bessel_i1e"> {
 // ErfcOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ErfcOp : Strata_UnaryOp<"erfc"> {
+def Strata_ErfcOp : Strata_UnaryOp<"erfc", [Strata_FloatOnly]> {
   let summary = "Computes the complementary error function `1 - erf(x)` of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only.
@@ -601,7 +602,7 @@ def Strata_ErfcOp : Strata_UnaryOp<"erfc"> {
 // LgammaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_LgammaOp : Strata_UnaryOp<"lgamma"> {
+def Strata_LgammaOp : Strata_UnaryOp<"lgamma", [Strata_FloatOnly]> {
   let summary = "Computes `log |Gamma(x)|` of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only; +inf at the poles
@@ -619,7 +620,7 @@ def Strata_LgammaOp : Strata_UnaryOp<"lgamma"> {
 // DigammaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_DigammaOp : Strata_UnaryOp<"digamma"> {
+def Strata_DigammaOp : Strata_UnaryOp<"digamma", [Strata_FloatOnly]> {
   let summary = "Computes the digamma function `psi(x)` of each element.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only; NaN at 0 and the
@@ -637,7 +638,7 @@ def Strata_DigammaOp : Strata_UnaryOp<"digamma"> {
 // IsFiniteOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_IsFiniteOp : Strata_UnaryOp<"is_finite"> {
+def Strata_IsFiniteOp : Strata_UnaryOp<"is_finite", [Strata_FloatOnly]> {
   let summary = "Tests each element for being neither infinite nor NaN.";
   let description = [{
     Elementwise; the result has the operand's shape. Floating-point operands only; the result is
@@ -655,7 +656,7 @@ def Strata_IsFiniteOp : Strata_UnaryOp<"is_finite"> {
 // NotOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_NotOp : Strata_UnaryOp<"not"> {
+def Strata_NotOp : Strata_UnaryOp<"not", [Strata_IntegerOnly]> {
   let hasFolder = 1;
   let summary = "Computes the logical (bool) or bitwise (integer) negation of each element.";
   let description = [{
@@ -673,7 +674,7 @@ def Strata_NotOp : Strata_UnaryOp<"not"> {
 // IntegerPowOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_IntegerPowOp : Strata_Op<"integer_pow"> {
+def Strata_IntegerPowOp : Strata_Op<"integer_pow", [Strata_Elementwise, Strata_Fusible]> {
   let summary = "Raises each element to a constant integer power `y`.";
   let description = [{
     Elementwise; `y` is an attribute. Negative powers need a floating-point operand.
@@ -752,7 +753,7 @@ def Strata_MulOp : Strata_BinaryOp<"mul", [Commutative]> {
 // DivOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_DivOp : Strata_BinaryOp<"div"> {
+def Strata_DivOp : Strata_BinaryOp<"div", [Strata_NotBool]> {
   let summary = "Divides two tensors elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integer division rounds
@@ -770,7 +771,7 @@ def Strata_DivOp : Strata_BinaryOp<"div"> {
 // RemOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_RemOp : Strata_BinaryOp<"rem"> {
+def Strata_RemOp : Strata_BinaryOp<"rem", [Strata_NotBool]> {
   let summary = "Takes the remainder of elementwise division.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. The result has the sign of
@@ -788,7 +789,7 @@ def Strata_RemOp : Strata_BinaryOp<"rem"> {
 // PowOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_PowOp : Strata_BinaryOp<"pow"> {
+def Strata_PowOp : Strata_BinaryOp<"pow", [Strata_FloatOnly]> {
   let summary = "Raises each `lhs` element to the power of the matching `rhs` element.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -840,7 +841,7 @@ def Strata_MinOp : Strata_BinaryOp<"min"> {
 // IgammaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_IgammaOp : Strata_BinaryOp<"igamma"> {
+def Strata_IgammaOp : Strata_BinaryOp<"igamma", [Strata_FloatOnly]> {
   let summary = "Computes the regularized lower incomplete gamma function `P(a, x)`.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -858,7 +859,7 @@ def Strata_IgammaOp : Strata_BinaryOp<"igamma"> {
 // IgammacOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_IgammacOp : Strata_BinaryOp<"igammac"> {
+def Strata_IgammacOp : Strata_BinaryOp<"igammac", [Strata_FloatOnly]> {
   let summary = "Computes the regularized upper incomplete gamma function `Q(a, x)`.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -876,7 +877,7 @@ def Strata_IgammacOp : Strata_BinaryOp<"igammac"> {
 // IgammaGradAOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_IgammaGradAOp : Strata_BinaryOp<"igamma_grad_a"> {
+def Strata_IgammaGradAOp : Strata_BinaryOp<"igamma_grad_a", [Strata_FloatOnly]> {
   let summary = "Computes the derivative `dP(a, x)/da` elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -894,7 +895,7 @@ def Strata_IgammaGradAOp : Strata_BinaryOp<"igamma_grad_a"> {
 // RandomGammaGradOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_RandomGammaGradOp : Strata_BinaryOp<"random_gamma_grad"> {
+def Strata_RandomGammaGradOp : Strata_BinaryOp<"random_gamma_grad", [Strata_FloatOnly]> {
   let summary = "Computes the derivative in `a` of a Gamma(a, 1) sample `x`.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -913,7 +914,7 @@ def Strata_RandomGammaGradOp : Strata_BinaryOp<"random_gamma_grad"> {
 // PolygammaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_PolygammaOp : Strata_BinaryOp<"polygamma"> {
+def Strata_PolygammaOp : Strata_BinaryOp<"polygamma", [Strata_FloatOnly]> {
   let summary = "Computes the polygamma function `psi^(m)(x)` elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -931,7 +932,7 @@ def Strata_PolygammaOp : Strata_BinaryOp<"polygamma"> {
 // ZetaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ZetaOp : Strata_BinaryOp<"zeta"> {
+def Strata_ZetaOp : Strata_BinaryOp<"zeta", [Strata_FloatOnly]> {
   let summary = "Computes the Hurwitz zeta function `zeta(s, q)` elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -949,7 +950,7 @@ def Strata_ZetaOp : Strata_BinaryOp<"zeta"> {
 // NextafterOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_NextafterOp : Strata_BinaryOp<"nextafter"> {
+def Strata_NextafterOp : Strata_BinaryOp<"nextafter", [Strata_FloatOnly]> {
   let summary = "The representable value next to `lhs` in the direction of `rhs`, elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -967,7 +968,8 @@ def Strata_NextafterOp : Strata_BinaryOp<"nextafter"> {
 // RegularizedIncompleteBetaOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_RegularizedIncompleteBetaOp : Strata_Op<"regularized_incomplete_beta"> {
+def Strata_RegularizedIncompleteBetaOp : Strata_Op<"regularized_incomplete_beta",
+    [Strata_Elementwise, Strata_Fusible, Strata_FloatOnly]> {
   let summary = "Computes the regularized incomplete beta function `I_x(a, b)` elementwise.";
   let description = [{
     All three operands have one shape and dtype, which the result keeps. Floating-point
@@ -989,7 +991,7 @@ def Strata_RegularizedIncompleteBetaOp : Strata_Op<"regularized_incomplete_beta"
 // Atan2Op
 //===----------------------------------------------------------------------------------===//
 
-def Strata_Atan2Op : Strata_BinaryOp<"atan2"> {
+def Strata_Atan2Op : Strata_BinaryOp<"atan2", [Strata_FloatOnly]> {
   let summary = "Computes the two-argument arctangent `atan(lhs / rhs)` elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Floating-point operands
@@ -1007,7 +1009,7 @@ def Strata_Atan2Op : Strata_BinaryOp<"atan2"> {
 // AndOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_AndOp : Strata_BinaryOp<"and"> {
+def Strata_AndOp : Strata_BinaryOp<"and", [Strata_IntegerOnly]> {
   let summary = "Computes the logical (bool) or bitwise (integer) and elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integer and bool operands
@@ -1025,7 +1027,7 @@ def Strata_AndOp : Strata_BinaryOp<"and"> {
 // OrOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_OrOp : Strata_BinaryOp<"or"> {
+def Strata_OrOp : Strata_BinaryOp<"or", [Strata_IntegerOnly]> {
   let summary = "Computes the logical (bool) or bitwise (integer) or elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integer and bool operands
@@ -1043,7 +1045,7 @@ def Strata_OrOp : Strata_BinaryOp<"or"> {
 // XorOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_XorOp : Strata_BinaryOp<"xor"> {
+def Strata_XorOp : Strata_BinaryOp<"xor", [Strata_IntegerOnly]> {
   let summary = "Computes the logical (bool) or bitwise (integer) exclusive or elementwise.";
   let description = [{
     Both operands have one shape and dtype, which the result keeps. Integer and bool operands
@@ -1177,7 +1179,7 @@ def Strata_GeOp : Strata_CompareOp<"ge"> {
 // SelectOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_SelectOp : Strata_Op<"select"> {
+def Strata_SelectOp : Strata_Op<"select", [Strata_Elementwise, Strata_Fusible]> {
   let summary = "Chooses elements from `on_true` where `pred` holds and from `on_false` elsewhere.";
   let description = [{
     `pred` is bool (i1), either a scalar or of the branches' shape; the branches have one shape
@@ -1202,7 +1204,7 @@ def Strata_SelectOp : Strata_Op<"select"> {
 // ClampOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ClampOp : Strata_Op<"clamp"> {
+def Strata_ClampOp : Strata_Op<"clamp", [Strata_Elementwise, Strata_Fusible]> {
   let summary = "Clamps each element of `operand` to the range [`min`, `max`].";
   let description = [{
     The bounds are scalars or of the operand's shape, with its dtype; a NaN anywhere gives NaN,
@@ -1224,7 +1226,8 @@ def Strata_ClampOp : Strata_Op<"clamp"> {
 // ConvertElementTypeOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ConvertElementTypeOp : Strata_Op<"convert_element_type"> {
+def Strata_ConvertElementTypeOp : Strata_Op<"convert_element_type",
+    [Strata_Elementwise, Strata_Fusible]> {
   let hasFolder = 1;
   let summary = "Converts each element to the result's element type.";
   let description = [{
@@ -1608,7 +1611,7 @@ def Strata_ScatterAddOp : Strata_ScatterOp<"scatter_add"> {
 // ReduceSumOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ReduceSumOp : Strata_ReduceOp<"reduce_sum"> {
+def Strata_ReduceSumOp : Strata_ReduceOp<"reduce_sum", [Strata_SumMonoid]> {
   let summary = "Sums over the given axes.";
   let description = [{
     The result drops the reduced axes. Integers wrap; bool operands are rejected.
@@ -1625,7 +1628,7 @@ def Strata_ReduceSumOp : Strata_ReduceOp<"reduce_sum"> {
 // ReduceMaxOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ReduceMaxOp : Strata_ReduceOp<"reduce_max"> {
+def Strata_ReduceMaxOp : Strata_ReduceOp<"reduce_max", [Strata_MaxMonoid]> {
   let summary = "Takes the maximum over the given axes.";
   let description = [{
     The result drops the reduced axes. NaN propagates.
@@ -1642,7 +1645,7 @@ def Strata_ReduceMaxOp : Strata_ReduceOp<"reduce_max"> {
 // ReduceMinOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ReduceMinOp : Strata_ReduceOp<"reduce_min"> {
+def Strata_ReduceMinOp : Strata_ReduceOp<"reduce_min", [Strata_MinMonoid]> {
   let summary = "Takes the minimum over the given axes.";
   let description = [{
     The result drops the reduced axes. NaN propagates.
@@ -1659,7 +1662,7 @@ def Strata_ReduceMinOp : Strata_ReduceOp<"reduce_min"> {
 // ReduceProdOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ReduceProdOp : Strata_ReduceOp<"reduce_prod"> {
+def Strata_ReduceProdOp : Strata_ReduceOp<"reduce_prod", [Strata_ProdMonoid]> {
   let summary = "Multiplies over the given axes.";
   let description = [{
     The result drops the reduced axes. Integers wrap; bool operands are rejected.
@@ -1714,7 +1717,7 @@ def Strata_ArgminOp : Strata_ArgReduceOp<"argmin"> {
 // CumsumOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CumsumOp : Strata_CumulativeOp<"cumsum"> {
+def Strata_CumsumOp : Strata_CumulativeOp<"cumsum", [Strata_SumMonoid]> {
   let summary = "Computes running sums along one axis.";
   let description = [{
     The result has the operand's type; `reverse` runs from the end of the axis. Integers wrap;
@@ -1732,7 +1735,7 @@ def Strata_CumsumOp : Strata_CumulativeOp<"cumsum"> {
 // CumprodOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CumprodOp : Strata_CumulativeOp<"cumprod"> {
+def Strata_CumprodOp : Strata_CumulativeOp<"cumprod", [Strata_ProdMonoid]> {
   let summary = "Computes running products along one axis.";
   let description = [{
     The result has the operand's type; `reverse` runs from the end of the axis. Integers wrap;
@@ -1750,7 +1753,7 @@ def Strata_CumprodOp : Strata_CumulativeOp<"cumprod"> {
 // CummaxOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CummaxOp : Strata_CumulativeOp<"cummax"> {
+def Strata_CummaxOp : Strata_CumulativeOp<"cummax", [Strata_MaxMonoid]> {
   let summary = "Computes running maxima along one axis.";
   let description = [{
     The result has the operand's type; `reverse` runs from the end of the axis. NaN propagates.
@@ -1767,7 +1770,7 @@ def Strata_CummaxOp : Strata_CumulativeOp<"cummax"> {
 // CumminOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CumminOp : Strata_CumulativeOp<"cummin"> {
+def Strata_CumminOp : Strata_CumulativeOp<"cummin", [Strata_MinMonoid]> {
   let summary = "Computes running minima along one axis.";
   let description = [{
     The result has the operand's type; `reverse` runs from the end of the axis. NaN propagates.
@@ -1853,7 +1856,7 @@ def Strata_SortOp : Strata_Op<"sort"> {
 // ShiftLeftOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ShiftLeftOp : Strata_BinaryOp<"shift_left"> {
+def Strata_ShiftLeftOp : Strata_BinaryOp<"shift_left", [Strata_IntegerOnly]> {
   let summary = "Shifts the bits of each `lhs` element left by the matching `rhs` element.";
   let description = [{
     Both operands are integers of one shape and dtype, which the result keeps. Amounts of at
@@ -1871,7 +1874,7 @@ def Strata_ShiftLeftOp : Strata_BinaryOp<"shift_left"> {
 // ShiftRightLogicalOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical"> {
+def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical", [Strata_IntegerOnly]> {
   let summary = "Shifts the bits of each `lhs` element right, filling with zeros.";
   let description = [{
     Both operands are integers of one shape and dtype, which the result keeps. Amounts of at
@@ -1889,7 +1892,8 @@ def Strata_ShiftRightLogicalOp : Strata_BinaryOp<"shift_right_logical"> {
 // ShiftRightArithmeticOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_ShiftRightArithmeticOp : Strata_BinaryOp<"shift_right_arithmetic"> {
+def Strata_ShiftRightArithmeticOp : Strata_BinaryOp<"shift_right_arithmetic",
+    [Strata_IntegerOnly]> {
   let summary = "Shifts each element right, filling with its sign bit.";
   let description = [{
     Both operands have one integer shape and dtype, which the result keeps. The bits of `lhs`
@@ -1908,7 +1912,8 @@ def Strata_ShiftRightArithmeticOp : Strata_BinaryOp<"shift_right_arithmetic"> {
 // BitcastConvertTypeOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_BitcastConvertTypeOp : Strata_Op<"bitcast_convert_type"> {
+def Strata_BitcastConvertTypeOp : Strata_Op<"bitcast_convert_type",
+    [Strata_Elementwise, Strata_Fusible]> {
   let summary = "Reinterprets the bits of each element as the result's element type.";
   let description = [{
     The result has the operand's shape; its element type is the primitive's `new_dtype`, of the
@@ -1969,7 +1974,7 @@ def Strata_Threefry2x32Op : Strata_Op<"threefry2x32"> {
 // StopGradientOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_StopGradientOp : Strata_UnaryOp<"stop_gradient"> {
+def Strata_StopGradientOp : Strata_UnaryOp<"stop_gradient", [Strata_Identity]> {
   let summary = "Passes a tensor through unchanged, with a zero derivative.";
   let description = [{
     The identity on values; differentiation sees a constant. The result has the operand's
@@ -1987,7 +1992,8 @@ def Strata_StopGradientOp : Strata_UnaryOp<"stop_gradient"> {
 // CheckpointNameOp
 //===----------------------------------------------------------------------------------===//
 
-def Strata_CheckpointNameOp : Strata_Op<"checkpoint_name"> {
+def Strata_CheckpointNameOp : Strata_Op<"checkpoint_name",
+    [Strata_Elementwise, Strata_Fusible, Strata_Identity]> {
   let summary = "Passes a tensor through unchanged, naming it for checkpoint policies.";
   let description = [{
     The identity on values (and on derivatives); a rematerialization policy may save the values

@@ -192,6 +192,14 @@ bool isCompatibleResultType(RankedTensorType have, RankedTensorType want) {
   return true;
 }
 
+FailureOr<::strata::Params> primitiveParams(Operation *op) {
+  ::strata::Params params;
+  bool dynamicParam = false;
+  if (failed(collectParams(op, params, dynamicParam, /*emit=*/false)) || dynamicParam)
+    return failure();
+  return params;
+}
+
 bool canRunShapeRule(Operation *op) {
   auto iface = dyn_cast<PrimitiveOpInterface>(op);
   if (!iface)

@@ -23,6 +23,9 @@ bool isStrataElementType(Type type);
 /// every operand is a static ranked tensor of a Strata element type, and no parameter carried by
 /// a result type (a reshape's or broadcast's target shape) has a dynamic dimension.
 bool canRunShapeRule(Operation *op);
+/// The parameters of `op`'s primitive: its inherent attributes, then the ones its result types
+/// carry; fails when a carried shape is dynamic or an attribute is of a kind no primitive takes.
+FailureOr<::strata::Params> primitiveParams(Operation *op);
 
 /// The result types that the shape rule of `op`'s primitive gives for `op`'s current operand
 /// types and attributes. Fails, emitting nothing, when the rule cannot run (!canRunShapeRule)

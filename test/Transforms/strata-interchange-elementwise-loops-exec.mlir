@@ -3,9 +3,9 @@
 // lowered to LLVM with upstream passes and executed with mlir-runner. The expected values are
 // worked out by hand (all exact in f32); the same program without the interchange gives them too
 // (the IR check below shows the interchange happened).
-// RUN: strata-opt --strata-lower-to-linalg --canonicalize --strata-interchange-elementwise-loops %s \
+// RUN: strata-opt --strata-lower-to-linalg --strata-lower-control-flow --canonicalize --strata-interchange-elementwise-loops %s \
 // RUN: | FileCheck %s --check-prefix=IR
-// RUN: strata-opt --strata-lower-to-linalg --canonicalize --strata-interchange-elementwise-loops %s \
+// RUN: strata-opt --strata-lower-to-linalg --strata-lower-control-flow --canonicalize --strata-interchange-elementwise-loops %s \
 // RUN: | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:     --convert-linalg-to-loops --convert-scf-to-cf --expand-strided-metadata \
 // RUN:     --lower-affine --finalize-memref-to-llvm --convert-math-to-llvm \
@@ -14,7 +14,7 @@
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so \
 // RUN: | FileCheck %s
-// RUN: strata-opt --strata-lower-to-linalg --canonicalize %s \
+// RUN: strata-opt --strata-lower-to-linalg --strata-lower-control-flow --canonicalize %s \
 // RUN: | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:     --convert-linalg-to-loops --convert-scf-to-cf --expand-strided-metadata \
 // RUN:     --lower-affine --finalize-memref-to-llvm --convert-math-to-llvm \

@@ -1,0 +1,109 @@
+// strata.host_callback => calls of the runtime's host-callback entry points on the operand and
+// result buffers.
+#include "transforms/lowering/Lowering.h"
+
+#include "dialects/strata/StrataOps.h"
+#include "dialects/strata/StrataVerify.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+namespace st = mlir::strata;
+
+namespace mlir::strata::lowering {
+namespace {
+
+constexpr StringLiteral kHostCallbackFn = "strata_rt_host_callback";
+constexpr StringLiteral kHostCallbackBufferFn = "strata_rt_host_callback_buffer";
+constexpr StringLiteral kHostCallbackDimFn = "strata_rt_host_callback_dim";
+
+/// `func.func private @name(i64 x n)`, declared once in `module`.
+func::FuncOp runtimeDecl(RewriterBase &rewriter, ModuleOp module, StringRef name, unsigned n) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> args(n, rewriter.getI64Type());
+  auto fn =
+      func::FuncOp::create(rewriter, module.getLoc(), name, rewriter.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// strata.host_callback => calls of the runtime, before bufferization and with scalar
+/// arguments only (so host code stays free of stores, which the GPU pipeline would move into
+/// kernels): `strata_rt_host_callback_buffer(address, dtype code, rank)` and one
+/// `strata_rt_host_callback_dim(size)` per dimension for each operand buffer
+/// (`bufferization.to_buffer`) and then each result buffer (a fresh allocation the runtime
+/// fills, read back with `bufferization.to_tensor`), then `strata_rt_host_callback(callback_id,
+/// n_in, n_out)`. The calls have unknown effects, so they keep their places among the other
+/// calls; the buffers they name live to the end of their block, after them.
+LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto strataType = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.hasStaticShape() && st::toDType(rt.getElementType()).has_value();
+  };
+  if (!module || !llvm::all_of(op->getOperandTypes(), strataType) ||
+      !llvm::all_of(op->getResultTypes(), strataType))
+    return op.emitOpError("needs static tensors of Strata element types inside a module to be "
+                          "lowered");
+  func::FuncOp call = runtimeDecl(rewriter, module, kHostCallbackFn, 3);
+  func::FuncOp buffer = runtimeDecl(rewriter, module, kHostCallbackBufferFn, 3);
+  func::FuncOp dim = runtimeDecl(rewriter, module, kHostCallbackDimFn, 1);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type i64 = rewriter.getI64Type();
+  auto constant = [&](int64_t c) { return arith::ConstantIntOp::create(rewriter, loc, i64, c); };
+  auto describe = [&](Value memref, RankedTensorType t) {
+    Value address = arith::IndexCastOp::create(
+        rewriter, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref));
+    func::CallOp::create(
+        rewriter, loc, buffer,
+        ValueRange{address, constant(static_cast<int64_t>(*st::toDType(t.getElementType()))),
+                   constant(t.getRank())});
+    for (int64_t d : t.getShape())
+      func::CallOp::create(rewriter, loc, dim, ValueRange{constant(d)});
+  };
+  for (Value in : op.getInputs()) {
+    RankedTensorType t = tensorOf(in);
+    describe(bufferization::ToBufferOp::create(
+                 rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()), in,
+                 /*read_only=*/true),
+             t);
+  }
+  SmallVector<Value> buffers;
+  for (Value r : op.getResults()) {
+    RankedTensorType t = tensorOf(r);
+    buffers.push_back(
+        memref::AllocOp::create(rewriter, loc, MemRefType::get(t.getShape(), t.getElementType())));
+    describe(buffers.back(), t);
+  }
+  func::CallOp::create(rewriter, loc, call,
+                       ValueRange{constant(static_cast<int64_t>(op.getCallbackId())),
+                                  constant(op.getInputs().size()),
+                                  constant(op.getResults().size())});
+  SmallVector<Value> results;
+  for (auto [memref, r] : llvm::zip(buffers, op.getResults()))
+    results.push_back(bufferization::ToTensorOp::create(rewriter, loc, r.getType(), memref,
+                                                        /*restrict=*/true, /*writable=*/true));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+} // namespace
+
+LogicalResult lowerHostCallbacks(Operation *root) {
+  SmallVector<st::HostCallbackOp> ops;
+  root->walk([&](st::HostCallbackOp op) { ops.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  for (st::HostCallbackOp op : ops)
+    if (failed(lowerHostCallback(rewriter, op)))
+      return failure();
+  return success();
+}
+
+} // namespace mlir::strata::lowering
