@@ -19,3 +19,5 @@ config.environment["PATH"] = os.pathsep.join(
 # runner utility libraries (printMemref*) from LLVM's lib directory.
 config.substitutions.append(
     ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
+# Strata's libraries from this build (libstrata_jit exports strata_rt_gemm for contractions).
+config.substitutions.append(("%strata_lib_dir", config.strata_lib_dir))

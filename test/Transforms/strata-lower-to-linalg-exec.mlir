@@ -3,8 +3,8 @@
 // loops in parallel on OpenMP, fused groups); and the output of strata-lower-to-linalg,
 // bufferized and lowered to LLVM with upstream passes. The expected values follow libstrata's
 // semantics (lib/primitives, docs/indexing.md) and were worked out by hand or with numpy, not
-// with these lowerings. (Contractions are not here: the CPU pipeline calls the runtime's
-// strata_rt_gemm, which only jit's symbol table provides.)
+// with these lowerings. Contractions are in strata-lower-to-cpu-exec.mlir (the CPU pipeline
+// calls strata_rt_gemm, from libstrata_jit).
 // RUN: strata-opt --strata-lower-to-cpu %s \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so \
