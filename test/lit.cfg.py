@@ -1,5 +1,6 @@
 # lit configuration for Strata's IR tests (test/Dialect, test/Transforms).
 import os
+import sys
 
 import lit.formats
 
@@ -19,3 +20,10 @@ config.environment["PATH"] = os.pathsep.join(
 # runner utility libraries (printMemref*) from LLVM's lib directory.
 config.substitutions.append(
     ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
+
+# strata-opt-help.mlir generates its CHECK lines from Passes.td (with llvm-tblgen, which needs
+# MLIR's .td includes) and Pipelines.cpp.
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%strata_src_root", config.strata_src_root))
+config.substitutions.append(
+    ("%mlir_include_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
