@@ -358,6 +358,12 @@ struct KernelBuilder {
                                  launch.getThreadIds().x);
   }
 
+  /// The grid-stride loop of a kernel of `gridThreads` threads: from the thread's global id
+  /// `first` (globalId) to `count`, with loop-carried `init`.
+  scf::ForOp gridStrideLoop(Value first, int64_t count, int64_t gridThreads, ValueRange init = {}) {
+    return scf::ForOp::create(b, loc, first, idx(count), idx(gridThreads), init);
+  }
+
   /// The loop over the rows of a row kernel launched with `l`: each block holds
   /// `l.rowsPerBlock` teams of `l.threadsPerRow` threads, a team takes one row per iteration
   /// (grid-stride over rows). Returns the thread's lane in its team and the loop.
@@ -371,8 +377,7 @@ struct KernelBuilder {
     }
     Value first = arith::MulIOp::create(b, loc, bid, idx(l.rowsPerBlock));
     Value firstRow = arith::AddIOp::create(b, loc, first, team);
-    auto loop =
-        scf::ForOp::create(b, loc, firstRow, idx(numRows), idx(l.blocks * l.rowsPerBlock));
+    auto loop = scf::ForOp::create(b, loc, firstRow, idx(numRows), idx(l.blocks * l.rowsPerBlock));
     return {lane, loop};
   }
 
@@ -561,8 +566,7 @@ computeElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> operand
 void emitElements(KernelBuilder &kb, linalg::GenericOp op, ArrayRef<Value> operands,
                   ArrayRef<Value> loops, unsigned inner, int64_t width) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<SmallVector<Value>> results =
-      computeElements(kb, op, operands, loops, inner, width);
+  SmallVector<SmallVector<Value>> results = computeElements(kb, op, operands, loops, inner, width);
   for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
     unsigned i = op.getNumDpsInputs() + k;
     kb.store(results[k], operands[i], maps[i], loops, inner);
@@ -644,7 +648,7 @@ void emitElementwise(OpBuilder &b, linalg::GenericOp op, int64_t blockSize, int6
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
     Value gid = kb.globalId(launch, threads);
     if (chunks > 0) {
-      auto loop = scf::ForOp::create(b, loc, gid, kb.idx(chunks), kb.idx(blocks * threads));
+      auto loop = kb.gridStrideLoop(gid, chunks, blocks * threads);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value base = loop.getInductionVar();
@@ -714,7 +718,7 @@ void emitElementwiseChain(OpBuilder &b, ArrayRef<linalg::GenericOp> ops, int64_t
   int64_t blocks = lc::gridBlocks(chunks, threads, maxBlocks);
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
     Value gid = kb.globalId(launch, threads);
-    auto loop = scf::ForOp::create(b, loc, gid, kb.idx(chunks), kb.idx(blocks * threads));
+    auto loop = kb.gridStrideLoop(gid, chunks, blocks * threads);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value base = loop.getInductionVar();
@@ -833,8 +837,7 @@ void emitFullReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue, int6
         SmallVector<Value> init;
         for (Operation *c : combiners)
           init.push_back(kb.neutral(c));
-        auto loop = scf::ForOp::create(b, loc, gid, kb.idx(chunks),
-                                       kb.idx(l.blocks * l.blockThreads), init);
+        auto loop = kb.gridStrideLoop(gid, chunks, l.blocks * l.blockThreads, init);
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(loop.getBody());
@@ -847,8 +850,7 @@ void emitFullReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue, int6
             lanes.push_back(kb.load(operands[i], maps[i], loops, inner, width));
           SmallVector<Value> acc(loop.getRegionIterArgs());
           for (int64_t ln = 0; ln < width; ++ln) {
-            IRMapping map =
-                kb.cloneLane(op, lanes, loops, inner, width, ln, combiners, numOut);
+            IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, ln, combiners, numOut);
             for (unsigned k = 0; k < numOut; ++k) {
               Value other = KernelBuilder::combinedValue(op, combiners[k], numIn + k);
               acc[k] = kb.combine(combiners[k], acc[k], map.lookupOrDefault(other));
@@ -947,7 +949,7 @@ void emitPerOutputReduction(OpBuilder &b, linalg::GenericOp op, Value fillValue,
   Block *body = op.getBlock();
   createLaunch(b, loc, blocks, threads, {}, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
     Value gid = kb.globalId(launch, threads);
-    auto outer = scf::ForOp::create(b, loc, gid, kb.idx(outputs), kb.idx(blocks * threads));
+    auto outer = kb.gridStrideLoop(gid, outputs, blocks * threads);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(outer.getBody());
     SmallVector<Value> parIdx = kb.delinearize(outer.getInductionVar(), parExtents);
@@ -1207,6 +1209,325 @@ bool isGroupTemporary(Value root, ArrayRef<linalg::GenericOp> ops) {
   return true;
 }
 
+/// What a row group's kernel is, decided before any IR is made: the chunk width, the launch,
+/// each op's kind, which buffers need memory, and the shared-memory slots of the reductions.
+struct RowGroupPlan {
+  int64_t width;  ///< elements per chunk (a vector access)
+  int64_t chunks; ///< chunks per row
+  lc::RowLaunch launch;
+  /// Each thread's chunks are unrolled (few per thread): row elements stay in registers.
+  bool unrolled;
+  SmallVector<RowKind> kinds; ///< per op of the group
+  /// The last op of the group writing each root.
+  llvm::DenseMap<Value, linalg::GenericOp> lastWriter;
+  /// Roots only the group uses (isGroupTemporary): they need not reach memory.
+  llvm::DenseSet<Value> temporaries;
+  /// The workgroup buffers of the block-wide reductions, and the slot of (op, output).
+  SmallVector<Type> smemTypes;
+  llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> smemIndex;
+
+  /// Whether `op`'s value of `root` must be stored: the last write of a buffer that outlives
+  /// the group.
+  bool stores(Value root, linalg::GenericOp op) const {
+    return !temporaries.contains(root) && lastWriter.lookup(root) == op;
+  }
+};
+
+RowGroupPlan planRowGroup(RowGroup &group, MLIRContext *ctx, int64_t blockSize, int64_t maxBlocks) {
+  const RowSpace &space = group.space;
+  RowGroupPlan plan;
+  int64_t bytes = 0;
+  for (linalg::GenericOp op : group.ops)
+    bytes = std::max(bytes, maxElementBytes(op));
+  plan.width = bytes && !space.inner.empty() ? lc::vectorWidth(space.inner.back(), bytes) : 1;
+  plan.chunks = space.numInner() / plan.width;
+  plan.launch = lc::rowLaunch(space.numRows(), plan.chunks, blockSize, maxBlocks);
+  plan.unrolled = plan.launch.chunksPerThread <= lc::kMaxChunksPerThread;
+  for (linalg::GenericOp op : group.ops) {
+    plan.kinds.push_back(*rowKindOf(op, space));
+    for (Value init : op.getDpsInits())
+      plan.lastWriter[rootOf(init)] = op;
+  }
+  for (auto &[root, op] : plan.lastWriter)
+    if (isGroupTemporary(root, group.ops))
+      plan.temporaries.insert(root);
+  if (plan.launch.threadsPerRow > lc::kWarpSize)
+    for (auto [op, kind] : llvm::zip(group.ops, plan.kinds))
+      if (kind == RowKind::Reduction)
+        for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
+          plan.smemIndex[{op, k}] = plan.smemTypes.size();
+          plan.smemTypes.push_back(workgroupType(ctx, plan.launch.threadsPerRow / lc::kWarpSize,
+                                                 combinerOf(op, k)->getResult(0).getType()));
+        }
+  return plan;
+}
+
+/// Emits the ops of a row group inside its row loop, one row per team: thread `lane` owns
+/// chunks lane, lane + team, ... of every op. Holds what the ops pass each other: per-row
+/// values and (unrolled) row elements in registers.
+class ChunkEmitter {
+public:
+  ChunkEmitter(KernelBuilder &kb, const RowSpace &space, const RowGroupPlan &plan,
+               gpu::LaunchOp launch, Value lane, SmallVector<Value> rowIdx, Value lane0)
+      : kb(kb), b(kb.b), loc(kb.loc), space(space), plan(plan), launch(launch), lane(lane),
+        rowIdx(std::move(rowIdx)), lane0(lane0), r(space.rows.size()),
+        inner(r + space.inner.size() - 1) {}
+
+  /// Emits `op`, of `kind`, after the ops emitted so far.
+  void emit(linalg::GenericOp op, RowKind kind) {
+    switch (kind) {
+    case RowKind::PerRow:
+      return emitPerRow(op);
+    case RowKind::Elementwise:
+      return emitElementwise(op);
+    case RowKind::Reduction:
+      return emitReduction(op);
+    }
+  }
+
+private:
+  /// A per-row op: every thread computes the row's value; lane 0 stores it.
+  void emitPerRow(linalg::GenericOp op) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    unsigned numIn = op.getNumDpsInputs(), numOut = op.getNumDpsInits();
+    Block *body = op.getBlock();
+    SmallVector<Value> loops = rowLoops(op);
+    SmallVector<Value> args;
+    for (unsigned i = 0; i < numIn + numOut; ++i) {
+      if (i >= numIn && body->getArgument(i).use_empty()) {
+        args.push_back(Value());
+        continue;
+      }
+      args.push_back(operandLanes(op, i, loops, -1, 1)[0]);
+    }
+    IRMapping map = kb.cloneBody(op, args, loops, {});
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    for (unsigned k = 0; k < numOut; ++k) {
+      Value out = op.getDpsInits()[k], root = rootOf(out);
+      Value v = map.lookupOrDefault(yield.getValues()[k]);
+      rowRegs[root] = v;
+      if (plan.stores(root, op))
+        storeOnLane0(v, out, maps[numIn + k], loops);
+    }
+  }
+
+  /// An elementwise op over the row: each thread its chunks; unrolled, the results stay in
+  /// registers for the later ops.
+  void emitElementwise(linalg::GenericOp op) { (void)emitChunks(op, RowKind::Elementwise, {}); }
+
+  /// A row reduction: each thread combines its chunks, then the team combines the threads'
+  /// values; every thread gets the row's result.
+  void emitReduction(linalg::GenericOp op) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    unsigned numIn = op.getNumDpsInputs(), numOut = op.getNumDpsInits();
+    SmallVector<Operation *> combiners;
+    for (unsigned k = 0; k < numOut; ++k)
+      combiners.push_back(combinerOf(op, k));
+    SmallVector<Value> acc = emitChunks(op, RowKind::Reduction, combiners);
+    const lc::RowLaunch &l = plan.launch;
+    for (unsigned k = 0; k < numOut; ++k) {
+      Value out = op.getDpsInits()[k], root = rootOf(out);
+      Value smem = l.threadsPerRow > lc::kWarpSize
+                       ? Value(launch.getWorkgroupAttributions()[plan.smemIndex.lookup({op, k})])
+                       : Value();
+      SmallVector<Value> loops = rowLoops(op);
+      // The initial value is read before the team's barriers: lane 0 overwrites it after.
+      Value start;
+      if (auto it = rowRegs.find(root); it != rowRegs.end())
+        start = it->second;
+      else
+        start = kb.load(out, maps[numIn + k], loops, inner, 1)[0];
+      Value total = kb.teamReduce(combiners[k], acc[k], l.threadsPerRow, lane, smem);
+      Value result = kb.combine(combiners[k], start, total);
+      rowRegs[root] = result;
+      if (plan.stores(root, op))
+        storeOnLane0(result, out, maps[numIn + k], loops);
+    }
+  }
+
+  /// The thread's chunks of `op` (of `kind`, Elementwise or Reduction with `combiners`):
+  /// unrolled, the last one guarded when the row has fewer chunks than the team covers, or a
+  /// loop. Returns the thread's accumulators (reductions).
+  SmallVector<Value> emitChunks(linalg::GenericOp op, RowKind kind,
+                                ArrayRef<Operation *> combiners) {
+    const lc::RowLaunch &l = plan.launch;
+    unsigned numOut = op.getNumDpsInits();
+    SmallVector<Value> acc;
+    for (Operation *c : combiners)
+      acc.push_back(kb.neutral(c));
+    if (!plan.unrolled) {
+      auto loop =
+          scf::ForOp::create(b, loc, lane, kb.idx(plan.chunks), kb.idx(l.threadsPerRow), acc);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        // Without accumulators the loop has its (empty) yield already.
+        if (acc.empty())
+          b.setInsertionPoint(loop.getBody()->getTerminator());
+        else
+          b.setInsertionPointToStart(loop.getBody());
+        SmallVector<Value> produced =
+            emitChunk(op, kind, chunkLoops(loop.getInductionVar()), -1,
+                      SmallVector<Value>(loop.getRegionIterArgs()), combiners);
+        if (!acc.empty())
+          scf::YieldOp::create(b, loc, produced);
+      }
+      // Row elements written here live in memory only.
+      for (Value init : op.getDpsInits())
+        elemRegs.erase(rootOf(init));
+      return loop.getResults();
+    }
+    SmallVector<SmallVector<SmallVector<Value>>> outRegs(numOut);
+    for (int64_t k = 0; k < l.chunksPerThread; ++k) {
+      Value chunk = arith::AddIOp::create(b, loc, lane, kb.idx(k * l.threadsPerRow));
+      bool partial = (k + 1) * l.threadsPerRow > plan.chunks;
+      SmallVector<Value> produced = partial
+                                        ? emitGuardedChunk(op, kind, chunk, k, acc, combiners)
+                                        : emitChunk(op, kind, chunkLoops(chunk), k, acc, combiners);
+      if (kind == RowKind::Reduction) {
+        acc = produced;
+        continue;
+      }
+      for (unsigned k2 = 0; k2 < numOut; ++k2)
+        outRegs[k2].push_back(
+            SmallVector<Value>(ArrayRef(produced).slice(k2 * plan.width, plan.width)));
+    }
+    if (kind == RowKind::Elementwise)
+      for (unsigned k2 = 0; k2 < numOut; ++k2)
+        elemRegs[rootOf(op.getDpsInits()[k2])] = outRegs[k2];
+    return acc;
+  }
+
+  /// emitChunk for chunk `chunk` (unrolled chunk k) when it may lie past the row's end: the
+  /// accumulators pass through, elementwise results are zeros nothing reads.
+  SmallVector<Value> emitGuardedChunk(linalg::GenericOp op, RowKind kind, Value chunk, int64_t k,
+                                      ArrayRef<Value> acc, ArrayRef<Operation *> combiners) {
+    auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+    SmallVector<Type> types;
+    if (kind == RowKind::Reduction) {
+      for (Value a : acc)
+        types.push_back(a.getType());
+    } else {
+      for (Value y : yield.getValues())
+        types.append(plan.width, y.getType());
+    }
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, chunk, kb.idx(plan.chunks));
+    auto ifOp = scf::IfOp::create(b, loc, types, in, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, emitChunk(op, kind, chunkLoops(chunk), k, acc, combiners));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> other;
+    if (kind == RowKind::Reduction)
+      other.assign(acc.begin(), acc.end());
+    else
+      for (Type t : types)
+        other.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(t)));
+    scf::YieldOp::create(b, loc, other);
+    return ifOp.getResults();
+  }
+
+  /// One chunk of `op` at `loops` (unrolled chunk `k`, or -1 in a loop): the output lanes
+  /// (elementwise, stored where the buffer needs them) or the accumulators `accIn` updated.
+  SmallVector<Value> emitChunk(linalg::GenericOp op, RowKind kind, ArrayRef<Value> loops, int64_t k,
+                               ArrayRef<Value> accIn, ArrayRef<Operation *> combiners) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    unsigned numIn = op.getNumDpsInputs(), numOut = op.getNumDpsInits();
+    Block *body = op.getBlock();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    int64_t width = plan.width;
+    SmallVector<SmallVector<Value>> lanes;
+    for (unsigned i = 0; i < numIn + numOut; ++i) {
+      if (i >= numIn && (kind == RowKind::Reduction || body->getArgument(i).use_empty())) {
+        lanes.push_back(SmallVector<Value>(width, Value()));
+        continue;
+      }
+      lanes.push_back(operandLanes(op, i, loops, k, width));
+    }
+    SmallVector<Value> acc(accIn);
+    SmallVector<SmallVector<Value>> results(numOut);
+    for (int64_t ln = 0; ln < width; ++ln) {
+      IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, ln, combiners);
+      for (unsigned k2 = 0; k2 < numOut; ++k2) {
+        if (kind == RowKind::Reduction) {
+          Value other = KernelBuilder::combinedValue(op, combiners[k2], numIn + k2);
+          acc[k2] = kb.combine(combiners[k2], acc[k2], map.lookupOrDefault(other));
+        } else {
+          results[k2].push_back(map.lookupOrDefault(yield.getValues()[k2]));
+        }
+      }
+    }
+    if (kind == RowKind::Reduction)
+      return acc;
+    SmallVector<Value> flatResults;
+    for (unsigned k2 = 0; k2 < numOut; ++k2) {
+      Value out = op.getDpsInits()[k2], root = rootOf(out);
+      // Looping threads read row elements back from memory; unrolled ones from registers.
+      if (!plan.unrolled || plan.stores(root, op))
+        kb.store(results[k2], out, maps[numIn + k2], loops, inner);
+      flatResults.append(results[k2]);
+    }
+    return flatResults;
+  }
+
+  /// Operand `i` of `op` as `w` lanes at `loops`: from the registers of an earlier op of the
+  /// group (per-row values; row elements of unrolled chunk `k`), else loaded.
+  SmallVector<Value> operandLanes(linalg::GenericOp op, unsigned i, ArrayRef<Value> loops,
+                                  int64_t k, int64_t w) {
+    Value v = op->getOperand(i);
+    if (!isa<MemRefType>(v.getType()))
+      return SmallVector<Value>(w, v);
+    Value root = rootOf(v);
+    Access a = accessOf(op, i, space);
+    if (a == Access::PerRow)
+      if (auto it = rowRegs.find(root); it != rowRegs.end())
+        return SmallVector<Value>(w, it->second);
+    if (a == Access::RowElement && k >= 0)
+      if (auto it = elemRegs.find(root); it != elemRegs.end())
+        return it->second[k];
+    return kb.load(v, op.getIndexingMapsArray()[i], loops, inner, w);
+  }
+
+  /// `op`'s loop indices for the row's value: the row, unit inner indices.
+  SmallVector<Value> rowLoops(linalg::GenericOp op) {
+    SmallVector<Value> loops(rowIdx);
+    loops.append(op.getNumLoops() - r, kb.idx(0));
+    return loops;
+  }
+
+  /// The loop indices of chunk `chunk` of the row: (row, chunk start).
+  SmallVector<Value> chunkLoops(Value chunk) {
+    Value start = plan.width > 1
+                      ? arith::MulIOp::create(b, loc, chunk, kb.idx(plan.width)).getResult()
+                      : chunk;
+    SmallVector<Value> loops(rowIdx);
+    loops.append(kb.delinearize(start, space.inner));
+    return loops;
+  }
+
+  /// Lane 0 of the team stores the row's value `v` to `out`.
+  void storeOnLane0(Value v, Value out, AffineMap map, ArrayRef<Value> loops) {
+    auto w = scf::IfOp::create(b, loc, lane0, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(w.thenBlock());
+    kb.store({v}, out, map, loops, inner);
+  }
+
+  KernelBuilder &kb;
+  OpBuilder &b;
+  Location loc;
+  const RowSpace &space;
+  const RowGroupPlan &plan;
+  gpu::LaunchOp launch;
+  Value lane;                ///< the thread's index in its team
+  SmallVector<Value> rowIdx; ///< the row's indices
+  Value lane0;               ///< lane == 0
+  size_t r;                  ///< number of row dimensions
+  unsigned inner;            ///< the innermost loop dimension (vector accesses)
+  /// Register copies: per-row values by root; row elements by root, chunk k, lane.
+  llvm::DenseMap<Value, Value> rowRegs;
+  llvm::DenseMap<Value, SmallVector<SmallVector<Value>>> elemRegs;
+};
+
 /// One kernel for a row group: a team (a warp for short rows, else the block) per row, rows
 /// strided over the grid. Within a row, thread `lane` owns chunks lane, lane + team, ... of
 /// `width` consecutive elements in every op, so a row temporary one op writes and a later op
@@ -1217,246 +1538,21 @@ bool isGroupTemporary(Value root, ArrayRef<linalg::GenericOp> ops) {
 /// written to them.
 void emitRowGroup(OpBuilder &b, RowGroup &group, int64_t blockSize, int64_t maxBlocks) {
   Location loc = group.ops.back().getLoc();
-  RowSpace &space = group.space;
-  size_t r = space.rows.size();
-  int64_t bytes = 0;
-  for (linalg::GenericOp op : group.ops)
-    bytes = std::max(bytes, maxElementBytes(op));
-  int64_t width = bytes && !space.inner.empty() ? lc::vectorWidth(space.inner.back(), bytes) : 1;
-  int64_t chunks = space.numInner() / width;
-  lc::RowLaunch l = lc::rowLaunch(space.numRows(), chunks, blockSize, maxBlocks);
-  bool unrolled = l.chunksPerThread <= lc::kMaxChunksPerThread;
-
-  // Kinds, the last writer of each root, temporaries.
-  SmallVector<RowKind> kinds;
-  llvm::DenseMap<Value, linalg::GenericOp> lastWriter;
-  for (linalg::GenericOp op : group.ops) {
-    kinds.push_back(*rowKindOf(op, space));
-    for (Value init : op.getDpsInits())
-      lastWriter[rootOf(init)] = op;
-  }
-  llvm::DenseSet<Value> temporaries;
-  for (auto &[root, op] : lastWriter)
-    if (isGroupTemporary(root, group.ops))
-      temporaries.insert(root);
-
-  SmallVector<Type> smemTypes;
-  llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> smemIndex;
-  if (l.threadsPerRow > lc::kWarpSize)
-    for (auto [op, kind] : llvm::zip(group.ops, kinds))
-      if (kind == RowKind::Reduction)
-        for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
-          smemIndex[{op, k}] = smemTypes.size();
-          smemTypes.push_back(workgroupType(b.getContext(), l.threadsPerRow / lc::kWarpSize,
-                                            combinerOf(op, k)->getResult(0).getType()));
-        }
-
-  createLaunch(
-      b, loc, l.blocks, l.blockThreads, smemTypes, [&](KernelBuilder &kb, gpu::LaunchOp launch) {
-        auto [lane, rowLoop] = kb.rowLoop(launch, l, space.numRows());
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(rowLoop.getBody());
-        SmallVector<Value> rowIdx = kb.delinearize(rowLoop.getInductionVar(), space.rows);
-        Value lane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0));
-
-        // Register copies: per-row values by root; row elements by root, chunk k, lane.
-        llvm::DenseMap<Value, Value> rowRegs;
-        llvm::DenseMap<Value, SmallVector<SmallVector<Value>>> elemRegs;
-        unsigned inner = r + space.inner.size() - 1;
-
-        for (auto [op, kind] : llvm::zip(group.ops, kinds)) {
-          SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-          unsigned numIn = op.getNumDpsInputs(), numOut = op.getNumDpsInits();
-          Block *body = op.getBlock();
-          auto yield = cast<linalg::YieldOp>(body->getTerminator());
-
-          // Operand lanes at chunk k (or per row when `loops` has unit inner indices).
-          auto operandLanes = [&](unsigned i, ArrayRef<Value> loops, int64_t k, int64_t w) {
-            Value v = op->getOperand(i);
-            if (!isa<MemRefType>(v.getType()))
-              return SmallVector<Value>(w, v);
-            Value root = rootOf(v);
-            Access a = accessOf(op, i, space);
-            if (a == Access::PerRow)
-              if (auto it = rowRegs.find(root); it != rowRegs.end())
-                return SmallVector<Value>(w, it->second);
-            if (a == Access::RowElement && k >= 0)
-              if (auto it = elemRegs.find(root); it != elemRegs.end())
-                return it->second[k];
-            return kb.load(v, maps[i], loops, inner, w);
-          };
-
-          if (kind == RowKind::PerRow) {
-            SmallVector<Value> loops(rowIdx);
-            loops.append(op.getNumLoops() - r, kb.idx(0));
-            SmallVector<Value> args;
-            for (unsigned i = 0; i < numIn + numOut; ++i) {
-              if (i >= numIn && body->getArgument(i).use_empty()) {
-                args.push_back(Value());
-                continue;
-              }
-              args.push_back(operandLanes(i, loops, -1, 1)[0]);
-            }
-            IRMapping map = kb.cloneBody(op, args, loops, {});
-            for (unsigned k = 0; k < numOut; ++k) {
-              Value out = op.getDpsInits()[k], root = rootOf(out);
-              Value v = map.lookupOrDefault(yield.getValues()[k]);
-              rowRegs[root] = v;
-              if (!temporaries.contains(root) && lastWriter[root] == op) {
-                auto w = scf::IfOp::create(b, loc, lane0, false);
-                OpBuilder::InsertionGuard g2(b);
-                b.setInsertionPointToStart(w.thenBlock());
-                kb.store({v}, out, maps[numIn + k], loops, inner);
-              }
-            }
-            continue;
-          }
-
-          // Chunk k of this thread at loop indices (row, chunk start).
-          auto chunkLoops = [&](Value chunk) {
-            Value start =
-                width > 1 ? arith::MulIOp::create(b, loc, chunk, kb.idx(width)).getResult() : chunk;
-            SmallVector<Value> loops(rowIdx);
-            loops.append(kb.delinearize(start, space.inner));
-            return loops;
-          };
-          SmallVector<Operation *> combiners;
-          if (kind == RowKind::Reduction)
-            for (unsigned k = 0; k < numOut; ++k)
-              combiners.push_back(combinerOf(op, k));
-
-          // One chunk: returns the output lanes (elementwise) or the updated accumulators.
-          auto emitChunk = [&](ArrayRef<Value> loops, int64_t k, ArrayRef<Value> accIn) {
-            SmallVector<SmallVector<Value>> lanes;
-            for (unsigned i = 0; i < numIn + numOut; ++i) {
-              if (i >= numIn && (kind == RowKind::Reduction || body->getArgument(i).use_empty())) {
-                lanes.push_back(SmallVector<Value>(width, Value()));
-                continue;
-              }
-              lanes.push_back(operandLanes(i, loops, k, width));
-            }
-            SmallVector<Value> acc(accIn);
-            SmallVector<SmallVector<Value>> results(numOut);
-            for (int64_t ln = 0; ln < width; ++ln) {
-              IRMapping map = kb.cloneLane(op, lanes, loops, inner, width, ln, combiners);
-              for (unsigned k2 = 0; k2 < numOut; ++k2) {
-                if (kind == RowKind::Reduction) {
-                  Value other = KernelBuilder::combinedValue(op, combiners[k2], numIn + k2);
-                  acc[k2] = kb.combine(combiners[k2], acc[k2], map.lookupOrDefault(other));
-                } else {
-                  results[k2].push_back(map.lookupOrDefault(yield.getValues()[k2]));
-                }
-              }
-            }
-            if (kind == RowKind::Reduction)
-              return acc;
-            SmallVector<Value> flatResults;
-            for (unsigned k2 = 0; k2 < numOut; ++k2) {
-              Value out = op.getDpsInits()[k2], root = rootOf(out);
-              // Looping threads read row elements back from memory; unrolled ones from registers.
-              if (!unrolled || (!temporaries.contains(root) && lastWriter[root] == op))
-                kb.store(results[k2], out, maps[numIn + k2], loops, inner);
-              flatResults.append(results[k2]);
-            }
-            return flatResults;
-          };
-
-          SmallVector<Value> acc;
-          for (Operation *c : combiners)
-            acc.push_back(kb.neutral(c));
-          if (unrolled) {
-            SmallVector<SmallVector<SmallVector<Value>>> outRegs(numOut);
-            for (int64_t k = 0; k < l.chunksPerThread; ++k) {
-              Value chunk = arith::AddIOp::create(b, loc, lane, kb.idx(k * l.threadsPerRow));
-              bool partial = (k + 1) * l.threadsPerRow > chunks;
-              SmallVector<Value> produced;
-              if (!partial) {
-                produced = emitChunk(chunkLoops(chunk), k, acc);
-              } else {
-                SmallVector<Type> types;
-                if (kind == RowKind::Reduction) {
-                  for (Value a : acc)
-                    types.push_back(a.getType());
-                } else {
-                  for (Value y : yield.getValues())
-                    types.append(width, y.getType());
-                }
-                Value in =
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, chunk, kb.idx(chunks));
-                auto ifOp = scf::IfOp::create(b, loc, types, in, true);
-                {
-                  OpBuilder::InsertionGuard g2(b);
-                  b.setInsertionPointToStart(ifOp.thenBlock());
-                  scf::YieldOp::create(b, loc, emitChunk(chunkLoops(chunk), k, acc));
-                  b.setInsertionPointToStart(ifOp.elseBlock());
-                  SmallVector<Value> other;
-                  if (kind == RowKind::Reduction)
-                    other = acc;
-                  else
-                    for (Type t : types)
-                      other.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(t)));
-                  scf::YieldOp::create(b, loc, other);
-                }
-                produced = ifOp.getResults();
-              }
-              if (kind == RowKind::Reduction) {
-                acc = produced;
-              } else {
-                for (unsigned k2 = 0; k2 < numOut; ++k2)
-                  outRegs[k2].push_back(
-                      SmallVector<Value>(ArrayRef(produced).slice(k2 * width, width)));
-              }
-            }
-            if (kind == RowKind::Elementwise)
-              for (unsigned k2 = 0; k2 < numOut; ++k2)
-                elemRegs[rootOf(op.getDpsInits()[k2])] = outRegs[k2];
-          } else {
-            auto loop =
-                scf::ForOp::create(b, loc, lane, kb.idx(chunks), kb.idx(l.threadsPerRow), acc);
-            {
-              OpBuilder::InsertionGuard g2(b);
-              // Without accumulators the loop has its (empty) yield already.
-              if (acc.empty())
-                b.setInsertionPoint(loop.getBody()->getTerminator());
-              else
-                b.setInsertionPointToStart(loop.getBody());
-              SmallVector<Value> produced = emitChunk(chunkLoops(loop.getInductionVar()), -1,
-                                                      SmallVector<Value>(loop.getRegionIterArgs()));
-              if (!acc.empty())
-                scf::YieldOp::create(b, loc, produced);
-            }
-            acc = loop.getResults();
-            // Row elements written here live in memory only.
-            for (Value init : op.getDpsInits())
-              elemRegs.erase(rootOf(init));
-          }
-          if (kind != RowKind::Reduction)
-            continue;
-          for (unsigned k = 0; k < numOut; ++k) {
-            Value out = op.getDpsInits()[k], root = rootOf(out);
-            Value smem = l.threadsPerRow > lc::kWarpSize
-                             ? Value(launch.getWorkgroupAttributions()[smemIndex[{op, k}]])
-                             : Value();
-            SmallVector<Value> loops(rowIdx);
-            loops.append(op.getNumLoops() - r, kb.idx(0));
-            // The initial value is read before the team's barriers: lane 0 overwrites it after.
-            Value start;
-            if (auto it = rowRegs.find(root); it != rowRegs.end())
-              start = it->second;
-            else
-              start = kb.load(out, maps[numIn + k], loops, inner, 1)[0];
-            Value total = kb.teamReduce(combiners[k], acc[k], l.threadsPerRow, lane, smem);
-            Value result = kb.combine(combiners[k], start, total);
-            rowRegs[root] = result;
-            if (!temporaries.contains(root) && lastWriter[root] == op) {
-              auto w = scf::IfOp::create(b, loc, lane0, false);
-              OpBuilder::InsertionGuard g2(b);
-              b.setInsertionPointToStart(w.thenBlock());
-              kb.store({result}, out, maps[numIn + k], loops, inner);
-            }
-          }
-        }
-      });
+  const RowSpace &space = group.space;
+  RowGroupPlan plan = planRowGroup(group, b.getContext(), blockSize, maxBlocks);
+  const lc::RowLaunch &l = plan.launch;
+  createLaunch(b, loc, l.blocks, l.blockThreads, plan.smemTypes,
+               [&](KernelBuilder &kb, gpu::LaunchOp launch) {
+                 auto [lane, rowLoop] = kb.rowLoop(launch, l, space.numRows());
+                 OpBuilder::InsertionGuard guard(b);
+                 b.setInsertionPointToStart(rowLoop.getBody());
+                 SmallVector<Value> rowIdx = kb.delinearize(rowLoop.getInductionVar(), space.rows);
+                 Value lane0 =
+                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0));
+                 ChunkEmitter emitter(kb, space, plan, launch, lane, std::move(rowIdx), lane0);
+                 for (auto [op, kind] : llvm::zip(group.ops, plan.kinds))
+                   emitter.emit(op, kind);
+               });
 }
 
 //===----------------------------------------------------------------------------------------===//
@@ -1498,40 +1594,36 @@ std::optional<RowSpace> seedSpace(linalg::GenericOp op) {
   return space;
 }
 
-struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
-  using StrataGpuKernelsBase::StrataGpuKernelsBase;
+/// The kernels of one block's linalg ops, made in phases: the copies and named ops become
+/// generics, row groups take the row reductions and their neighbours, a fill folds into the
+/// reduction after it, adjacent elementwise ops chain, and each op left gets its own kernel.
+class BlockKernels {
+public:
+  BlockKernels(Block &block, IRRewriter &rewriter, int64_t blockSize, int64_t maxBlocks)
+      : block(block), rewriter(rewriter), blockSize(blockSize), maxBlocks(maxBlocks) {}
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (blockSize < lc::kWarpSize || blockSize > 1024 || blockSize % lc::kWarpSize != 0) {
-      func.emitError("strata-gpu-kernels: block-size must be a multiple of 32 in [32, 1024], got ")
-          << static_cast<int64_t>(blockSize);
-      return signalPassFailure();
+  void run() {
+    copiesBetweenViewsToLinalg();
+    generalizeNamedOps();
+    for (auto op : block.getOps<linalg::GenericOp>())
+      if (isCandidate(op))
+        ops.push_back(op);
+    for (RowGroup &group : groupRows()) {
+      rewriter.setInsertionPoint(group.ops.back());
+      emitRowGroup(rewriter, group, blockSize, maxBlocks);
+      replaceByKernel(group.ops);
     }
-    if (maxBlocks < 1) {
-      func.emitError("strata-gpu-kernels: max-blocks must be positive");
-      return signalPassFailure();
-    }
-    if (func.isExternal())
-      return;
-    IRRewriter rewriter(&getContext());
-    // The function's block and the blocks of the control flow that stays on the host (the
-    // bodies of lowered while_loops, scans and conds): a kernel never contains linalg ops.
-    SmallVector<Block *> blocks;
-    func.walk([&](Block *block) {
-      if (!isa<linalg::LinalgOp, gpu::LaunchOp>(block->getParentOp()))
-        blocks.push_back(block);
-    });
-    for (Block *block : blocks)
-      runOnBlock(*block, rewriter);
+    foldFills();
+    chainElementwise();
+    emitSingles();
   }
 
-  /// Makes the kernels of the linalg ops of one block.
-  void runOnBlock(Block &entry, IRRewriter &rewriter) {
-    // A copy between views (a strided slice, an offset) is no single gpu.memcpy: it
-    // becomes a linalg.copy, so an elementwise kernel (all threads, vector accesses on the
-    // contiguous side) rather than strata-gpu-map-loops' one-thread loop.
-    for (auto copy : llvm::make_early_inc_range(entry.getOps<memref::CopyOp>())) {
+private:
+  /// A copy between views (a strided slice, an offset) is no single gpu.memcpy: it becomes a
+  /// linalg.copy, so an elementwise kernel (all threads, vector accesses on the contiguous
+  /// side) rather than strata-gpu-map-loops' one-thread loop.
+  void copiesBetweenViewsToLinalg() {
+    for (auto copy : llvm::make_early_inc_range(block.getOps<memref::CopyOp>())) {
       auto source = cast<MemRefType>(copy.getSource().getType());
       auto target = cast<MemRefType>(copy.getTarget().getType());
       // gpu.memcpy (gpu-to-llvm) takes identity layouts only: a view with an offset is a
@@ -1543,38 +1635,28 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
       linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
       rewriter.eraseOp(copy);
     }
-    // Named ops (fill, copy, transpose, matmul left by strata-linalg-to-blas) as generics.
-    for (Operation &op : llvm::make_early_inc_range(entry)) {
+  }
+
+  /// Named ops (fill, copy, transpose, matmul left by strata-linalg-to-blas) as generics.
+  void generalizeNamedOps() {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       if (!linalgOp || isa<linalg::GenericOp>(op) || !linalgOp.hasPureBufferSemantics())
         continue;
       rewriter.setInsertionPoint(&op);
       (void)linalg::generalizeNamedOp(rewriter, linalgOp);
     }
+  }
 
-    SmallVector<linalg::GenericOp> ops;
-    for (auto op : entry.getOps<linalg::GenericOp>())
-      if (isCandidate(op))
-        ops.push_back(op);
-    // Position of each op among the block's ops, and whether only transparent ops separate
-    // two candidates.
-    auto adjacent = [](linalg::GenericOp a, linalg::GenericOp b) {
-      for (Operation *op = a->getNextNode(); op && op != b.getOperation(); op = op->getNextNode())
-        if (!isTransparent(op))
-          return false;
-      return true;
-    };
-
-    // Row groups, seeded by row reductions and grown over adjacent compatible ops.
-    llvm::DenseSet<Operation *> grouped;
+  /// Row groups, seeded by row reductions and grown over adjacent compatible ops.
+  SmallVector<RowGroup> groupRows() {
     SmallVector<RowGroup> groups;
     for (size_t s = 0; s < ops.size(); ++s) {
-      if (grouped.contains(ops[s]))
+      if (done.contains(ops[s]))
         continue;
       std::optional<RowSpace> space = seedSpace(ops[s]);
       if (!space)
         continue;
-      size_t lo = s, hi = s;
       auto fits = [&](size_t first, size_t last) {
         SmallVector<linalg::GenericOp> span(ops.begin() + first, ops.begin() + last + 1);
         for (linalg::GenericOp op : span)
@@ -1584,7 +1666,8 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
       };
       if (!fits(s, s))
         continue;
-      while (lo > 0 && !grouped.contains(ops[lo - 1]) && adjacent(ops[lo - 1], ops[lo]) &&
+      size_t lo = s, hi = s;
+      while (lo > 0 && !done.contains(ops[lo - 1]) && adjacent(ops[lo - 1], ops[lo]) &&
              fits(lo - 1, hi))
         --lo;
       while (hi + 1 < ops.size() && adjacent(ops[hi], ops[hi + 1]) && fits(lo, hi + 1))
@@ -1592,29 +1675,18 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
       RowGroup group{*space,
                      SmallVector<linalg::GenericOp>(ops.begin() + lo, ops.begin() + hi + 1)};
       for (linalg::GenericOp op : group.ops)
-        grouped.insert(op);
+        done.insert(op);
       groups.push_back(std::move(group));
     }
+    return groups;
+  }
 
-    for (RowGroup &group : groups) {
-      rewriter.setInsertionPoint(group.ops.back());
-      emitRowGroup(rewriter, group, blockSize, maxBlocks);
-      llvm::SetVector<Value> roots;
-      for (linalg::GenericOp op : group.ops)
-        for (Value init : op.getDpsInits())
-          roots.insert(rootOf(init));
-      for (linalg::GenericOp op : llvm::reverse(group.ops))
-        rewriter.eraseOp(op);
-      for (Value root : roots)
-        eraseIfDead(rewriter, root);
-    }
-
-    // A fill just before a single-output reduction (outside a row group) of the same buffer
-    // folds into its kernel (the fill's value is the initial value): one launch fewer.
-    llvm::DenseMap<Operation *, Value> folded;
+  /// A fill just before a single-output reduction (outside a row group) of the same buffer
+  /// folds into its kernel (the fill's value is the initial value): one launch fewer.
+  void foldFills() {
     for (size_t i = 0; i + 1 < ops.size(); ++i) {
       linalg::GenericOp fill = ops[i], red = ops[i + 1];
-      if (grouped.contains(fill) || grouped.contains(red) || !hasCombiners(red) ||
+      if (done.contains(fill) || done.contains(red) || !hasCombiners(red) ||
           red.getNumDpsInits() != 1 || !adjacent(fill, red) || fill.getNumDpsInputs() != 1 ||
           fill.getNumDpsInits() != 1 || fill.getDpsInits()[0] != red.getDpsInits()[0] ||
           isa<MemRefType>(fill.getDpsInputs()[0].getType()))
@@ -1624,19 +1696,20 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
           !fill.getIndexingMapsArray()[1].isIdentity())
         continue;
       folded[red] = fill.getDpsInputs()[0];
-      grouped.insert(fill);
+      done.insert(fill);
       rewriter.eraseOp(fill);
     }
-    auto fillValue = [&](linalg::GenericOp op) { return folded.lookup(op); };
+  }
 
-    // Elementwise chains: adjacent all-parallel ops over the same iteration space.
+  /// Elementwise chains: adjacent all-parallel ops over the same iteration space, one kernel.
+  void chainElementwise() {
     for (size_t s = 0; s < ops.size(); ++s) {
-      if (grouped.contains(ops[s]) || !isChainable(ops[s], ops[s].getStaticLoopRanges()))
+      if (done.contains(ops[s]) || !isChainable(ops[s], ops[s].getStaticLoopRanges()))
         continue;
       SmallVector<int64_t> ranges = ops[s].getStaticLoopRanges();
       size_t hi = s;
-      while (hi + 1 < ops.size() && !grouped.contains(ops[hi + 1]) &&
-             adjacent(ops[hi], ops[hi + 1]) && isChainable(ops[hi + 1], ranges) &&
+      while (hi + 1 < ops.size() && !done.contains(ops[hi + 1]) && adjacent(ops[hi], ops[hi + 1]) &&
+             isChainable(ops[hi + 1], ranges) &&
              checkChainAccesses(ArrayRef(ops).slice(s, hi + 2 - s)))
         ++hi;
       if (hi == s)
@@ -1644,45 +1717,57 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
       SmallVector<linalg::GenericOp> chain(ops.begin() + s, ops.begin() + hi + 1);
       rewriter.setInsertionPoint(chain.back());
       emitElementwiseChain(rewriter, chain, blockSize, maxBlocks);
-      llvm::SetVector<Value> roots;
-      for (linalg::GenericOp op : chain) {
-        grouped.insert(op);
-        for (Value init : op.getDpsInits())
-          roots.insert(rootOf(init));
-      }
-      for (linalg::GenericOp op : llvm::reverse(chain))
-        rewriter.eraseOp(op);
-      for (Value root : roots)
-        eraseIfDead(rewriter, root);
+      for (linalg::GenericOp op : chain)
+        done.insert(op);
+      replaceByKernel(chain);
       s = hi;
-    }
-
-    for (linalg::GenericOp op : ops) {
-      if (grouped.contains(op))
-        continue;
-      if (op.getNumParallelLoops() == op.getNumLoops()) {
-        rewriter.setInsertionPoint(op);
-        emitElementwise(rewriter, op, blockSize, maxBlocks);
-        rewriter.eraseOp(op);
-      } else if (isFullReduction(op)) {
-        rewriter.setInsertionPoint(op);
-        emitFullReduction(rewriter, op, fillValue(op), blockSize, maxBlocks);
-        rewriter.eraseOp(op);
-      } else if (hasCombiners(op)) {
-        rewriter.setInsertionPoint(op);
-        emitPerOutputReduction(rewriter, op, fillValue(op), blockSize, maxBlocks);
-        rewriter.eraseOp(op);
-      } else if (isArgReduction(op)) {
-        rewriter.setInsertionPoint(op);
-        emitArgReduction(rewriter, op, blockSize, maxBlocks);
-        rewriter.eraseOp(op);
-      }
-      // Anything else (an argmax over a leading axis) stays for strata-gpu-map-loops.
     }
   }
 
+  /// One kernel per op left, by its shape; anything else (an argmax over a leading axis) stays
+  /// for strata-gpu-map-loops.
+  void emitSingles() {
+    for (linalg::GenericOp op : ops) {
+      if (done.contains(op))
+        continue;
+      rewriter.setInsertionPoint(op);
+      Value fillValue = folded.lookup(op);
+      if (op.getNumParallelLoops() == op.getNumLoops())
+        emitElementwise(rewriter, op, blockSize, maxBlocks);
+      else if (isFullReduction(op))
+        emitFullReduction(rewriter, op, fillValue, blockSize, maxBlocks);
+      else if (hasCombiners(op))
+        emitPerOutputReduction(rewriter, op, fillValue, blockSize, maxBlocks);
+      else if (isArgReduction(op))
+        emitArgReduction(rewriter, op, blockSize, maxBlocks);
+      else
+        continue;
+      rewriter.eraseOp(op);
+    }
+  }
+
+  /// Whether only transparent ops separate two candidates.
+  static bool adjacent(linalg::GenericOp a, linalg::GenericOp b) {
+    for (Operation *op = a->getNextNode(); op && op != b.getOperation(); op = op->getNextNode())
+      if (!isTransparent(op))
+        return false;
+    return true;
+  }
+
+  /// Erases `kernelOps` (now one kernel), then the temporaries nothing reads any more.
+  void replaceByKernel(ArrayRef<linalg::GenericOp> kernelOps) {
+    llvm::SetVector<Value> roots;
+    for (linalg::GenericOp op : kernelOps)
+      for (Value init : op.getDpsInits())
+        roots.insert(rootOf(init));
+    for (linalg::GenericOp op : llvm::reverse(kernelOps))
+      rewriter.eraseOp(op);
+    for (Value root : roots)
+      eraseIfDead(root);
+  }
+
   /// Erases a group temporary nothing reads any more: its views, dealloc and alloc.
-  static void eraseIfDead(IRRewriter &rewriter, Value root) {
+  void eraseIfDead(Value root) {
     auto alloc = root.getDefiningOp<memref::AllocOp>();
     if (!alloc)
       return;
@@ -1711,6 +1796,45 @@ struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
       rewriter.eraseOp(op);
     }
     rewriter.eraseOp(alloc);
+  }
+
+  Block &block;
+  IRRewriter &rewriter;
+  int64_t blockSize, maxBlocks;
+  /// The block's candidate generics, in order.
+  SmallVector<linalg::GenericOp> ops;
+  /// Candidates already in a kernel (or folded into one): erased, never looked into again.
+  llvm::DenseSet<Operation *> done;
+  /// The fill value folded into a reduction's kernel (foldFills).
+  llvm::DenseMap<Operation *, Value> folded;
+};
+
+struct GpuKernelsPass : strata::impl::StrataGpuKernelsBase<GpuKernelsPass> {
+  using StrataGpuKernelsBase::StrataGpuKernelsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (blockSize < lc::kWarpSize || blockSize > 1024 || blockSize % lc::kWarpSize != 0) {
+      func.emitError("strata-gpu-kernels: block-size must be a multiple of 32 in [32, 1024], got ")
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    if (maxBlocks < 1) {
+      func.emitError("strata-gpu-kernels: max-blocks must be positive");
+      return signalPassFailure();
+    }
+    if (func.isExternal())
+      return;
+    IRRewriter rewriter(&getContext());
+    // The function's block and the blocks of the control flow that stays on the host (the
+    // bodies of lowered while_loops, scans and conds): a kernel never contains linalg ops.
+    SmallVector<Block *> blocks;
+    func.walk([&](Block *block) {
+      if (!isa<linalg::LinalgOp, gpu::LaunchOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      BlockKernels(*block, rewriter, blockSize, maxBlocks).run();
   }
 };
 
