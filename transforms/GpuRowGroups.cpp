@@ -202,37 +202,47 @@ private:
     }
   }
 
-  /// The thread's chunks of `op` (of `kind`, Elementwise or Reduction with `combiners`):
-  /// unrolled, the last one guarded when the row has fewer chunks than the team covers, or a
-  /// loop. Returns the thread's accumulators (reductions).
+  /// The thread's chunks of `op` (of `kind`, Elementwise or Reduction with `combiners`),
+  /// unrolled or in a loop. Returns the thread's accumulators (reductions).
   SmallVector<Value> emitChunks(linalg::GenericOp op, RowKind kind,
                                 ArrayRef<Operation *> combiners) {
-    const lc::RowLaunch &l = plan.launch;
-    unsigned numOut = op.getNumDpsInits();
     SmallVector<Value> acc;
     for (Operation *c : combiners)
       acc.push_back(kb.neutral(c));
-    if (!plan.unrolled) {
-      auto loop =
-          scf::ForOp::create(b, loc, lane, kb.idx(plan.chunks), kb.idx(l.threadsPerRow), acc);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        // Without accumulators the loop has its (empty) yield already.
-        if (acc.empty())
-          b.setInsertionPoint(loop.getBody()->getTerminator());
-        else
-          b.setInsertionPointToStart(loop.getBody());
-        SmallVector<Value> produced =
-            emitChunk(op, kind, chunkLoops(loop.getInductionVar()), -1,
-                      SmallVector<Value>(loop.getRegionIterArgs()), combiners);
-        if (!acc.empty())
-          scf::YieldOp::create(b, loc, produced);
-      }
-      // Row elements written here live in memory only.
-      for (Value init : op.getDpsInits())
-        elemRegs.erase(rootOf(init));
-      return loop.getResults();
+    return plan.unrolled ? emitUnrolledChunks(op, kind, std::move(acc), combiners)
+                         : emitLoopedChunks(op, kind, acc, combiners);
+  }
+
+  /// The chunks as a loop from the thread's lane, stepping by the team: row elements written
+  /// here live in memory only.
+  SmallVector<Value> emitLoopedChunks(linalg::GenericOp op, RowKind kind, ArrayRef<Value> acc,
+                                      ArrayRef<Operation *> combiners) {
+    auto loop = scf::ForOp::create(b, loc, lane, kb.idx(plan.chunks),
+                                   kb.idx(plan.launch.threadsPerRow), acc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      // Without accumulators the loop has its (empty) yield already.
+      if (acc.empty())
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+      else
+        b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> produced =
+          emitChunk(op, kind, chunkLoops(loop.getInductionVar()), -1,
+                    SmallVector<Value>(loop.getRegionIterArgs()), combiners);
+      if (!acc.empty())
+        scf::YieldOp::create(b, loc, produced);
     }
+    for (Value init : op.getDpsInits())
+      elemRegs.erase(rootOf(init));
+    return loop.getResults();
+  }
+
+  /// The chunks unrolled, the last one guarded when the row has fewer chunks than the team
+  /// covers; elementwise results stay in registers for the later ops of the group.
+  SmallVector<Value> emitUnrolledChunks(linalg::GenericOp op, RowKind kind, SmallVector<Value> acc,
+                                        ArrayRef<Operation *> combiners) {
+    const lc::RowLaunch &l = plan.launch;
+    unsigned numOut = op.getNumDpsInits();
     SmallVector<SmallVector<SmallVector<Value>>> outRegs(numOut);
     for (int64_t k = 0; k < l.chunksPerThread; ++k) {
       Value chunk = arith::AddIOp::create(b, loc, lane, kb.idx(k * l.threadsPerRow));
