@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include "jit/DiskCache.h"
+#include "transforms/Pipelines.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -25,7 +26,6 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include <omp.h>
 
@@ -135,7 +135,7 @@ void add_init_fini(llvm::Module &m) {
 
 namespace detail {
 
-bool run_stages(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &name, StageTexts *stages, const std::string &stop_after) {
   mlir::MLIRContext &ctx = *module.getContext();
   std::string diagnostics, failed_pass;
@@ -146,13 +146,10 @@ bool run_stages(mlir::ModuleOp module, const std::vector<std::pair<std::string, 
     diagnostics += loc + ": " + diag.str() + "\n";
     return mlir::success();
   });
-  for (const auto &[stage, text] : list) {
+  for (const auto &[stage, build] : list) {
     mlir::PassManager pm(&ctx);
     pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
-    if (mlir::failed(mlir::parsePassPipeline(text, pm)))
-      throw Error(strata::detail::cat("[jit] the '", stage, "' stage's pipeline does not parse: ",
-                                      text, "\n", diagnostics),
-                  ErrorKind::Internal);
+    build(pm);
     if (mlir::failed(pm.run(module)))
       throw Error(strata::detail::cat("[jit] compiling ", name, " failed in stage '", stage,
                                       "' (pass ", failed_pass.empty() ? "?" : failed_pass, "):\n",
@@ -206,7 +203,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
 
 
 std::unique_ptr<llvm::MemoryBuffer>
-compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &target, const std::string &name, StageTexts *stages,
                 const std::string &stop_after) {
   // The staged text is printed only for a reader (stages) or the persistent cache's key.
@@ -220,8 +217,14 @@ compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, 
   std::string cache_path;
   if (cached) {
     std::string key = target + "\n";
-    for (const auto &[stage, text] : list)
-      key += stage + "=" + text + "\n";
+    for (const auto &[stage, build] : list) {
+      mlir::PassManager pm(module.getContext());
+      build(pm);
+      llvm::raw_string_ostream os(key);
+      os << stage << "=";
+      pm.printAsTextualPipeline(os);
+      os << "\n";
+    }
     cache_path = disk_cache_path(key + staged_text);
   }
   if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))

@@ -17,7 +17,10 @@ class LLJIT;
 } // namespace llvm
 namespace mlir {
 class ModuleOp;
-}
+namespace strata {
+struct PipelineStage;
+} // namespace strata
+} // namespace mlir
 
 namespace strata::rt {
 
@@ -29,9 +32,10 @@ using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
 namespace strata::rt::detail {
 
-/// Runs each (stage, pipeline) over `module`, recording texts in `stages`; true when it stopped
-/// after the stage named `stop_after`. Throws strata::Error naming the stage and the pass.
-bool run_stages(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+/// Runs each stage of `list` (transforms/Pipelines.h) over `module`, recording texts in `stages`;
+/// true when it stopped after the stage named `stop_after`. Throws strata::Error naming the
+/// stage and the pass.
+bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &name, StageTexts *stages, const std::string &stop_after);
 
 /// LLVM dialect -> LLVM IR (with the packed `strata_entry`, `strata_init`, `strata_fini`) ->
@@ -46,7 +50,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
 /// stages of `list` and compile_object, then cached. Records the "strata" text and each stage's
 /// in `stages`; null when it stopped after the stage named `stop_after`.
 std::unique_ptr<llvm::MemoryBuffer>
-compile_or_load(mlir::ModuleOp module, const std::vector<std::pair<std::string, std::string>> &list,
+compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &target, const std::string &name, StageTexts *stages,
                 const std::string &stop_after);
 

@@ -3,7 +3,7 @@
 
 #include "jit/Compile.h"
 #include "runtime/host/HostRuntime.h"
-#include "transforms/LowerToCpu.h"
+#include "transforms/Pipelines.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,12 +1,12 @@
-// The GPU executable: strata-lower-to-nvvm for the kernels, strata-lower-gpu-host for the host
-// code, ORC for the host side, and the CUDA runtime (runtime/cuda) underneath.
+// The GPU executable: strata-lower-to-gpu (strata-lower-to-nvvm for the kernels, then
+// strata-lower-gpu-host for the host code), ORC for the host side, and the CUDA runtime
+// (runtime/cuda) underneath.
 #include "jit/GpuExecutable.h"
 
 #include "jit/Compile.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/host/HostRuntime.h"
-#include "transforms/GpuHost.h"
-#include "transforms/LowerToNvvm.h"
+#include "transforms/Pipelines.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,10 +32,13 @@ std::string GpuTarget::str() const {
 }
 
 namespace {
-std::vector<std::pair<std::string, std::string>> gpu_stages(const GpuTarget &t) {
-  auto stages = mlir::strata::nvvmLoweringStages(t.chip, /*blockSize=*/256, t.max_blocks);
-  stages.emplace_back("host", mlir::strata::gpuHostPipeline());
-  return stages;
+/// The stages of `strata-lower-to-gpu` for the device: its chip, blocks of 256 threads.
+mlir::strata::PipelineStages gpu_stages(const GpuTarget &t) {
+  mlir::strata::GpuPipelineOptions options;
+  options.chip = t.chip;
+  options.blockSize = 256;
+  options.maxBlocks = t.max_blocks;
+  return mlir::strata::gpuLoweringStages(options);
 }
 } // namespace
 

@@ -1,5 +1,6 @@
 # lit configuration for Strata's IR tests (test/Dialect, test/Transforms).
 import os
+import sys
 
 import lit.formats
 
@@ -21,3 +22,10 @@ config.substitutions.append(
     ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 # Strata's libraries from this build (libstrata_jit exports strata_rt_gemm for contractions).
 config.substitutions.append(("%strata_lib_dir", config.strata_lib_dir))
+
+# strata-opt-help.mlir generates its CHECK lines from Passes.td (with llvm-tblgen, which needs
+# MLIR's .td includes) and Pipelines.cpp.
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%strata_src_root", config.strata_src_root))
+config.substitutions.append(
+    ("%mlir_include_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))

@@ -1,8 +1,23 @@
-// Strata's named pass pipelines, built from sub-builders and registered once by name.
+// Strata's pass pipelines, built from named sub-builders and registered once by name.
+#include "transforms/Pipelines.h"
+
 #include "transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <memory>
 
 namespace mlir::strata {
 
@@ -24,17 +39,192 @@ void buildStrataOptimizePipeline(OpPassManager &pm) {
   buildStrataLayoutPipeline(pm);
 }
 
+/// strata-optimize stays unfused so that its output reads op by op; jit's pipelines fuse.
+void buildStrataOptimizeFusedPipeline(OpPassManager &pm) {
+  buildStrataOptimizePipeline(pm);
+  pm.addPass(createStrataFuse());
+}
+
 void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm) {
   buildStrataOptimizePipeline(pm);
   pm.addPass(createStrataLowerToLinalg());
   pm.addPass(createStrataLowerControlFlow());
 }
 
-/// `strata-optimize-fused`: strata-optimize, then strata-fuse; the first stage of jit's
-/// strata-lower-to-cpu. strata-optimize stays unfused so that its output reads op by op.
-void buildStrataOptimizeFusedPipeline(OpPassManager &pm) {
-  buildStrataOptimizePipeline(pm);
-  pm.addPass(createStrataFuse());
+void buildStrataLinalgPipeline(OpPassManager &pm, bool interchangeElementwiseLoops) {
+  pm.addPass(createStrataLowerToLinalg());
+  pm.addPass(createStrataLowerControlFlow());
+  pm.addPass(createCanonicalizerPass());
+  // After canonicalize, which hoists a loop body's invariant ops. Not on the CPU: there the
+  // element loop is the one to vectorize, and a per-element chain of dependent steps ran 45x
+  // slower than step-by-step vector loops.
+  if (interchangeElementwiseLoops)
+    pm.addPass(createStrataInterchangeElementwiseLoops());
+  pm.addPass(createStrataUniqueResults());
+}
+
+void buildStrataBufferizePipeline(OpPassManager &pm, const std::string &gemmCallee,
+                                  bool typeCodes) {
+  // Destination passing at the function boundary: results become out-params that the runtime
+  // allocates, and inputs are read-only (the runtime shares them with the caller).
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createCanonicalizerPass());
+  StrataLinalgToBlasOptions blas;
+  blas.callee = gemmCallee;
+  blas.typeCodes = typeCodes;
+  pm.addPass(createStrataLinalgToBlas(blas));
+}
+
+/// expand-strided-metadata makes affine.apply, so lower-affine comes after it.
+void buildStrataLoopsToCfPipeline(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+}
+
+void buildStrataMathLoweringPipeline(OpPassManager &pm) {
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  pm.addPass(createStrataApproximateMath());
+}
+
+void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
+  pm.addPass(createStrataParallelizeLoops());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createCanonicalizerPass());
+  buildStrataLoopsToCfPipeline(pm);
+  pm.addPass(createCanonicalizerPass());
+  buildStrataMathLoweringPipeline(pm);
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildStrataGpuKernelPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
+  // strata-gpu-kernels makes the kernels of the linalg ops it knows (grid-stride elementwise,
+  // row groups, full reductions); every outermost loop nest left becomes one kernel of
+  // strata-gpu-map-loops. Canonicalize before outlining so that constants are sunk into the
+  // kernels rather than passed as arguments.
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  StrataGpuKernelsOptions kernels;
+  kernels.blockSize = options.blockSize;
+  kernels.maxBlocks = options.maxBlocks;
+  func.addPass(createStrataGpuKernels(kernels));
+  func.addPass(createConvertLinalgToParallelLoopsPass());
+  StrataGpuMapLoopsOptions mapLoops;
+  mapLoops.blockSize = options.blockSize;
+  func.addPass(createStrataGpuMapLoops(mapLoops));
+  func.addPass(createConvertParallelLoopToGpuPass());
+  func.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildStrataNvvmPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx88";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // f16/bf16 math in f32 and f32 math approximated, as on the CPU. convert-gpu-to-nvvm makes
+  // libdevice calls of the math left (the approximations' fma, floor, fabs): the ones with an
+  // exact intrinsic become that intrinsic again (strata-nvvm-intrinsics), the rest (f64 exp,
+  // pow, ...) need libdevice, which gpu-module-to-binary links from the toolkit it finds.
+  // Branches first: the NVVM translation does not take scf.if.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  buildStrataLoopsToCfPipeline(kernels);
+  buildStrataMathLoweringPipeline(kernels);
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createStrataNvvmIntrinsics());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildStrataGpuBinaryPipeline(OpPassManager &pm) {
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void buildStrataGpuHostPipeline(OpPassManager &pm) {
+  // Buffers in device memory, then one stream with one synchronization at the end.
+  pm.addPass(createStrataGpuHostMemory());
+  pm.nest<func::FuncOp>().addPass(createGpuAsyncRegionPass());
+  buildStrataLoopsToCfPipeline(pm);
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+PipelineStages cpuLoweringStages() {
+  return {
+      {"optimized", buildStrataOptimizeFusedPipeline},
+      {"linalg", [](OpPassManager &pm) { buildStrataLinalgPipeline(pm, false); }},
+      {"bufferized",
+       [](OpPassManager &pm) { buildStrataBufferizePipeline(pm, "strata_rt_gemm", false); }},
+      {"llvm", buildStrataCpuLlvmPipeline},
+  };
+}
+
+PipelineStages gpuLoweringStages(const GpuPipelineOptions &options) {
+  // The stages outlive the caller's options: they share a copy.
+  auto shared = std::make_shared<GpuPipelineOptions>();
+  shared->copyOptionValuesFrom(options);
+  return {
+      {"optimized", buildStrataOptimizeFusedPipeline},
+      {"linalg", [](OpPassManager &pm) { buildStrataLinalgPipeline(pm, true); }},
+      // f32/f64 contractions and the f16/bf16 ones with an f32 accumulator become host calls
+      // of the runtime's cuBLAS gemm (device pointers), between the kernels.
+      {"bufferized",
+       [](OpPassManager &pm) { buildStrataBufferizePipeline(pm, "strata_rt_cuda_gemm", true); }},
+      {"gpu", [shared](OpPassManager &pm) { buildStrataGpuKernelPipeline(pm, *shared); }},
+      {"nvvm", [shared](OpPassManager &pm) { buildStrataNvvmPipeline(pm, *shared); }},
+      {"ptx", buildStrataGpuBinaryPipeline},
+      {"host", buildStrataGpuHostPipeline},
+  };
+}
+
+void buildStrataLowerToCpuPipeline(OpPassManager &pm) {
+  for (const PipelineStage &stage : cpuLoweringStages())
+    stage.build(pm);
+}
+
+void buildStrataLowerToNvvmPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
+  for (const PipelineStage &stage : gpuLoweringStages(options)) {
+    stage.build(pm);
+    if (stage.name == "ptx")
+      return;
+  }
+}
+
+void buildStrataLowerToGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
+  for (const PipelineStage &stage : gpuLoweringStages(options))
+    stage.build(pm);
 }
 
 void registerStrataPipelines() {
@@ -48,6 +238,28 @@ void registerStrataPipelines() {
                              "Optimizes strata IR (strata-optimize), then groups it into "
                              "strata.fusion ops (strata-fuse)",
                              buildStrataOptimizeFusedPipeline);
+  PassPipelineRegistration<>(
+      "strata-lower-to-cpu",
+      "Lowers strata IR to the LLVM dialect for the CPU: strata-optimize-fused, "
+      "strata-lower-to-linalg, one-shot bufferization with out-params, loops, LLVM",
+      buildStrataLowerToCpuPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "strata-lower-to-nvvm",
+      "Lowers strata IR to PTX for an NVIDIA GPU: the CPU pipeline's first stages, one-shot "
+      "bufferization with out-params, linalg ops to kernels (grid-stride, row reductions and "
+      "fused row groups with warp shuffles and shared memory, full reductions), NVVM, "
+      "gpu.binary with PTX",
+      buildStrataLowerToNvvmPipeline);
+  PassPipelineRegistration<>(
+      "strata-lower-gpu-host",
+      "The host side of strata-lower-to-nvvm's output: buffers in device memory, launches on "
+      "one stream, host code to the LLVM dialect calling the CUDA runtime's mgpu* functions",
+      buildStrataGpuHostPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "strata-lower-to-gpu",
+      "Lowers strata IR for an NVIDIA GPU as jit does: strata-lower-to-nvvm, then "
+      "strata-lower-gpu-host",
+      buildStrataLowerToGpuPipeline);
 }
 
 } // namespace mlir::strata

@@ -11,6 +11,9 @@
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SM120
 // RUN: strata-opt %s -strata-lower-to-nvvm=chip=sm_90 -split-input-file \
 // RUN:   | strata-opt -strata-lower-gpu-host -split-input-file | FileCheck %s --check-prefix=HOST
+// strata-lower-to-gpu (what jit runs) is the two pipelines in one.
+// RUN: strata-opt %s -strata-lower-to-gpu=chip=sm_90 -split-input-file \
+// RUN:   | FileCheck %s --check-prefix=HOST
 
 // A while loop (fori_loop with a traced bound) over an elementwise update: a host loop whose
 // condition kernel writes an i1 the host loads; the body's two updates are kernels that write

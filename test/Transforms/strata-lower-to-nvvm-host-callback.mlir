@@ -5,6 +5,7 @@
 // RUN: strata-opt %s -strata-lower-to-nvvm=chip=sm_90 | FileCheck %s
 // RUN: strata-opt %s -strata-lower-to-nvvm=chip=sm_90 | strata-opt -strata-lower-gpu-host \
 // RUN:   | FileCheck %s --check-prefix=HOST
+// RUN: strata-opt %s -strata-lower-to-gpu=chip=sm_90 | FileCheck %s --check-prefix=HOST
 
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func @main_kernel

@@ -1,14 +1,10 @@
-// `strata-gpu-host-memory` (the buffers of host functions live in device memory) and the
-// host stage of the GPU pipeline.
-#include "transforms/GpuHost.h"
-
+// `strata-gpu-host-memory`: the buffers of host functions live in device memory.
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
 
 #include "transforms/Passes.h"
 
@@ -27,8 +23,8 @@ func::FuncOp toHostDecl(ModuleOp module) {
     return fn;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type i64 = b.getI64Type();
-  auto fn = func::FuncOp::create(b, module.getLoc(), kToHostFn,
-                                 b.getFunctionType({i64, i64, i64}, {}));
+  auto fn =
+      func::FuncOp::create(b, module.getLoc(), kToHostFn, b.getFunctionType({i64, i64, i64}, {}));
   fn.setPrivate();
   return fn;
 }
@@ -60,9 +56,9 @@ LogicalResult readThroughRuntime(IRRewriter &rewriter, memref::LoadOp load) {
   Value dst = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, host);
   auto toI64 = [&](Value v) { return arith::IndexCastOp::create(rewriter, loc, i64, v); };
   func::FuncOp fn = toHostDecl(load->getParentOfType<ModuleOp>());
-  func::CallOp::create(rewriter, loc, fn,
-                       ValueRange{toI64(dst), toI64(src),
-                                  arith::ConstantIntOp::create(rewriter, loc, i64, bytes)});
+  func::CallOp::create(
+      rewriter, loc, fn,
+      ValueRange{toI64(dst), toI64(src), arith::ConstantIntOp::create(rewriter, loc, i64, bytes)});
   rewriter.replaceOpWithNewOp<memref::LoadOp>(load, host, ValueRange{});
   return success();
 }
@@ -159,22 +155,5 @@ struct GpuHostMemoryPass : impl::StrataGpuHostMemoryBase<GpuHostMemoryPass> {
 };
 
 } // namespace
-
-const std::string &gpuHostPipeline() {
-  static const std::string text =
-      "strata-gpu-host-memory,func.func(gpu-async-region),expand-strided-metadata,lower-affine,"
-      "convert-scf-to-cf,convert-arith-to-llvm,convert-index-to-llvm,finalize-memref-to-llvm,"
-      "gpu-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,canonicalize,"
-      "reconcile-unrealized-casts";
-  return text;
-}
-
-void registerStrataGpuHostPipeline() {
-  PassPipelineRegistration<>(
-      "strata-lower-gpu-host",
-      "The host side of strata-lower-to-nvvm's output: buffers in device memory, launches on "
-      "one stream, host code to the LLVM dialect calling the CUDA runtime's mgpu* functions",
-      [](OpPassManager &pm) { (void)parsePassPipeline(gpuHostPipeline(), pm); });
-}
 
 } // namespace mlir::strata
