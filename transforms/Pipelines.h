@@ -40,7 +40,8 @@ using PipelineStages = std::vector<PipelineStage>;
 void buildStrataOptimizePipeline(OpPassManager &pm);
 /// `strata-optimize-fused`: strata-optimize, then strata-fuse.
 void buildStrataOptimizeFusedPipeline(OpPassManager &pm);
-/// `strata-lower-to-cpu-linalg`: strata-optimize, then strata-lower-to-linalg.
+/// `strata-lower-to-cpu-linalg`: strata-optimize, then strata-lower-to-linalg and
+/// strata-lower-control-flow.
 void buildStrataLowerToCpuLinalgPipeline(OpPassManager &pm);
 /// Fused strata IR to linalg on tensors with one result per value; `interchangeElementwiseLoops`
 /// (the GPU's) makes each elementwise loop one generic that runs the steps per element.
