@@ -2,7 +2,7 @@
 // i0e and i1e (Moshier, Cephes Math Library 2.8): on [0, 8] in the variable x/2 - 2 (i1e's
 // series is of i1e(x)/x), beyond in 32/x - 2 (series of sqrt(x) i{0,1}e(x)). Highest degree
 // first, evaluated by Clenshaw's recurrence with the constant term halved (Cephes' chbevl).
-// Shared by lib/primitives/elementwise.cpp and transforms/LowerToLinalg.cpp.
+// Shared by lib/primitives/elementwise.cpp and transforms/lowering/ScalarSemantics.cpp.
 #pragma once
 
 namespace strata::bessel {

@@ -1,7 +1,7 @@
 // What strata-gpu-kernels' files share: access analysis, KernelBuilder, each kernel's emitter.
 #pragma once
 
-#include "transforms/LaunchConfig.h"
+#include "transforms/gpu/LaunchConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -1,5 +1,5 @@
 // `strata-gpu-kernels`: linalg ops on buffers -> GPU kernels shaped for their access pattern.
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -1,5 +1,5 @@
 // strata-gpu-kernels' row groups: ops over the same rows planned, then emitted as one kernel.
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"

@@ -1,5 +1,5 @@
 // KernelBuilder: the code inside a strata-gpu-kernels gpu.launch (indices, lanes, reductions).
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

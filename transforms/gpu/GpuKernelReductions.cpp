@@ -1,5 +1,5 @@
 // strata-gpu-kernels' reduction kernels: full, one thread per output, argmax/argmin rows.
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"

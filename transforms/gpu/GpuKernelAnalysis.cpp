@@ -1,5 +1,5 @@
 // strata-gpu-kernels' analysis: buffer roots, vector accesses, combiners, row kinds and accesses.
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"

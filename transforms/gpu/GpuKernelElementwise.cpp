@@ -1,5 +1,5 @@
 // strata-gpu-kernels' elementwise kernels: grid-stride loops over vectors of elements, and chains.
-#include "transforms/GpuKernelsImpl.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
