@@ -1,30 +1,11 @@
-// Control-flow primitives: building cond/switch, while_loop, fori_loop and scan ops (checks,
-// closure conversion), bind_control, and their evaluation on concrete values.
-//
-// Design (issue 8). A control-flow primitive carries sub-functions, which Params (static data
-// only) cannot hold and the primitive registry's ImplRule cannot receive. So these ops are not
-// registry Primitives: an application is a ControlFlow (lib/trace_impl.h) holding the
-// sub-functions as FlatFn closures plus static options, bound with bind_control() to the
-// highest level's TraceLevel::process_control(), as checkpoint and custom_vjp calls are bound
-// with bind_call(). control_flow_primitives() lists them for docs and tools.
+// Control flow's entry points (cond, switch, while_loop, fori_loop, scan): the checks of their
+// arguments and the closure conversion of their sub-functions, before they bind the cond, while
+// and scan primitives (lib/primitives/control_flow.cpp, where every rule lives).
 //
 // Traced once. At the call each sub-function runs once abstractly under a Closure
 // (lib/transforms/closure.h); that checks its output structure, shapes and dtypes against the
 // carries (or the other branches) and finds the tracers it closes over, which become explicit
-// leading inputs of the op (its "consts") that every sub-function takes first.
-//
-// The rules (lib/control_flow_rules.cpp) keep a loop a loop at every level: jvp binds a
-// while_loop of the jvp'd body, vmap a while_loop of the batched body, grad a scan forward and a
-// reverse scan backward. Reverse mode of while_loop: a counting while_loop gives the trip count,
-// Kind::Bound makes it concrete (its maximum over vmap's batch), and the loop is
-// differentiated as a scan of that length whose steps past an example's own trip count keep
-// the carry (so the body runs about twice forward: once counting, once recording carries).
-//
-// Per-step residuals (LoopGradOptions::policy) reuse checkpoint(f)'s policy levels
-// (lib/transforms/checkpoint.cpp): the forward scan runs each step under the recording level and
-// returns what it kept as extra ys; the backward step replays the body under the substituting
-// level, handed that step's slices. Extra ys are ordinary outputs, so jit stages them as more
-// results of strata.scan and vmap/jvp batch and differentiate them like any other.
+// leading inputs of the primitive (its "consts") that every sub-function takes first.
 #include "strata/control_flow.h"
 
 #include <algorithm>
@@ -65,15 +46,6 @@ template <class T> std::vector<T> cat(std::vector<T> a, const std::vector<T> &b)
   return a;
 }
 
-/// Slice t of x along axis 0, without that axis.
-Array slice_at(const Array &x, int64_t t) {
-  std::vector<int64_t> start(x.ndim(), 0), limit = x.shape();
-  start[0] = t;
-  limit[0] = t + 1;
-  Shape s(x.shape().begin() + 1, x.shape().end());
-  return lax::reshape(lax::slice(x, start, limit), s);
-}
-
 std::vector<Array> checked_inputs(std::string_view op, const std::vector<Array> &xs) {
   for (const Array &x : xs)
     if (!x.valid())
@@ -102,15 +74,10 @@ std::vector<Array> switch_impl(const std::string &op, const Array &index,
              branch_names[0], " returns ", type_of(a[i]));
   }
   ClosedFns closed = closure.close();
-  ControlFlow cf;
-  cf.kind = ControlFlow::Kind::Cond;
-  cf.name = op;
-  for (const SubFnRef &b : closed.fns)
-    cf.branches.push_back(b->fn);
   std::vector<Array> inputs{lax::convert_element_type(index, DType::Int32)};
   inputs.insert(inputs.end(), closed.consts.begin(), closed.consts.end());
   inputs.insert(inputs.end(), operands.begin(), operands.end());
-  return bind_control(cf, inputs);
+  return strata::bind(cond_primitive(), inputs, Params{{"name", op}, {"branches", closed.fns}});
 }
 
 std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, const FlatFn &body,
@@ -125,15 +92,12 @@ std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, cons
               p.size() == 1 ? type_of(p[0]) : std::to_string(p.size()) + " values");
   check_carries(op, closure.trace("body", body, in), in, /*extra_outputs=*/false);
   ClosedFns closed = closure.close();
-  ControlFlow cf;
-  cf.kind = ControlFlow::Kind::While;
-  cf.name = op;
-  cf.cond_fn = closed.fns[0]->fn;
-  cf.body = closed.fns[1]->fn;
-  cf.num_consts = closed.consts.size();
-  cf.checkpoint_every = options.checkpoint_every;
-  cf.policy = options.policy;
-  return bind_control(cf, cat(closed.consts, init));
+  Params params{{"name", op},
+                {"cond_fun", closed.fns[0]},
+                {"body", closed.fns[1]},
+                {"checkpoint_every", options.checkpoint_every},
+                {"policy", std::make_shared<const CheckpointPolicy>(options.policy)}};
+  return strata::bind(while_primitive(), cat(closed.consts, init), params);
 }
 
 std::pair<std::vector<Array>, std::vector<Array>>
@@ -174,18 +138,15 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
   check_carries(op, out, std::span<const AbstractValue>(in).first(init.size()),
                 /*extra_outputs=*/true);
   ClosedFns closed = closure.close();
-  ControlFlow cf;
-  cf.kind = ControlFlow::Kind::Scan;
-  cf.name = op;
-  cf.body = closed.fns[0]->fn;
-  cf.num_consts = closed.consts.size();
-  cf.num_carry = init.size();
-  cf.length = len;
-  cf.reverse = reverse;
-  cf.unroll = unroll;
-  cf.checkpoint_every = options.checkpoint_every;
-  cf.policy = options.policy;
-  std::vector<Array> outs = bind_control(cf, cat(cat(closed.consts, init), xs));
+  Params params{{"name", op},
+                {"body", closed.fns[0]},
+                {"num_carry", static_cast<int64_t>(init.size())},
+                {"length", len},
+                {"reverse", reverse},
+                {"unroll", unroll},
+                {"checkpoint_every", options.checkpoint_every},
+                {"policy", std::make_shared<const CheckpointPolicy>(options.policy)}};
+  std::vector<Array> outs = strata::bind(scan_primitive(), cat(cat(closed.consts, init), xs), params);
   return {std::vector<Array>(outs.begin(), outs.begin() + init.size()),
           std::vector<Array>(outs.begin() + init.size(), outs.end())};
 }
@@ -204,15 +165,6 @@ void check_index(std::string_view op, const Array &index, bool boolean) {
 } // namespace
 
 // ---- Public entry points ----------------------------------------------------------------------
-
-std::vector<ControlFlowPrimitive> control_flow_primitives() {
-  return {{"cond", "cond(pred, true_fn, false_fn, operands) and switch(index, branches, "
-                   "operands): one of several sub-functions"},
-          {"scan", "scan(f, init, xs, length, reverse, unroll): a loop over the leading axis "
-                   "of xs carrying a state, stacking per-step outputs"},
-          {"while_loop", "while_loop(cond_fn, body_fn, init): a loop with a data-dependent "
-                         "trip count (fori_loop with traced bounds too)"}};
-}
 
 namespace lax {
 
@@ -276,95 +228,5 @@ scan_flat(const FlatFn &f, const std::vector<Array> &init, const std::vector<Arr
 }
 
 } // namespace lax
-
-// ---- Binding and evaluation -------------------------------------------------------------------
-
-std::vector<Array> bind_control(const ControlFlow &cf, const std::vector<Array> &inputs) {
-  TraceLevel *top = top_level(inputs, cf.name);
-  if (top)
-    return top->process_control(cf, inputs);
-  return eval_control(cf, inputs);
-}
-
-Array abstract_bound(const Array &n) {
-  return lax::convert_element_type(Array(int32_t{1}), n.dtype());
-}
-
-std::vector<AbstractValue> control_out_avals(const ControlFlow &cf,
-                                             const std::vector<AbstractValue> &in) {
-  switch (cf.kind) {
-  case ControlFlow::Kind::Cond:
-    return eval_shape_flat(cf.branches.at(0), {in.begin() + 1, in.end()});
-  case ControlFlow::Kind::While: return {in.begin() + cf.num_consts, in.end()};
-  case ControlFlow::Kind::Bound: return {in[0]};
-  case ControlFlow::Kind::Scan: break;
-  }
-  size_t head = cf.num_consts + cf.num_carry;
-  std::vector<AbstractValue> args(in.begin(), in.begin() + head);
-  for (size_t j = head; j < in.size(); ++j) {
-    AbstractValue a = in[j];
-    a.shape.erase(a.shape.begin());
-    args.push_back(a);
-  }
-  std::vector<AbstractValue> out = eval_shape_flat(cf.body, args);
-  std::vector<AbstractValue> result(in.begin() + cf.num_consts, in.begin() + head);
-  for (size_t j = cf.num_carry; j < out.size(); ++j) {
-    AbstractValue a = out[j];
-    a.shape.insert(a.shape.begin(), cf.length);
-    result.push_back(a);
-  }
-  return result;
-}
-
-std::vector<Array> eval_control(const ControlFlow &cf, const std::vector<Array> &in) {
-  switch (cf.kind) {
-  case ControlFlow::Kind::Bound: return {in[0]};
-  case ControlFlow::Kind::Cond: {
-    int64_t n = static_cast<int64_t>(cf.branches.size());
-    int64_t k = std::clamp<int64_t>(item_as_int(in[0]), 0, n - 1);
-    return cf.branches[k]({in.begin() + 1, in.end()});
-  }
-  case ControlFlow::Kind::While: {
-    std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
-    std::vector<Array> carry(in.begin() + cf.num_consts, in.end());
-    for (;;) {
-      std::vector<Array> p = cf.cond_fn(cat(consts, carry));
-      if (!p.at(0).item<bool>())
-        return carry;
-      carry = cf.body(cat(consts, carry));
-    }
-  }
-  case ControlFlow::Kind::Scan: break;
-  }
-  size_t head = cf.num_consts + cf.num_carry;
-  std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
-  std::vector<Array> carry(in.begin() + cf.num_consts, in.begin() + head);
-  std::vector<Array> xs(in.begin() + head, in.end());
-  std::vector<std::vector<Array>> ys; // [output][step]
-  for (int64_t s = 0; s < cf.length; ++s) {
-    int64_t t = cf.reverse ? cf.length - 1 - s : s;
-    std::vector<Array> args = cat(consts, carry);
-    for (const Array &x : xs)
-      args.push_back(slice_at(x, t));
-    std::vector<Array> out = cf.body(args);
-    carry.assign(out.begin(), out.begin() + cf.num_carry);
-    ys.resize(out.size() - cf.num_carry);
-    for (size_t j = cf.num_carry; j < out.size(); ++j)
-      ys[j - cf.num_carry].push_back(out[j]);
-  }
-  std::vector<Array> result = carry;
-  if (cf.length == 0) {
-    std::vector<AbstractValue> avals = control_out_avals(cf, avals_of(in));
-    for (size_t j = cf.num_carry; j < avals.size(); ++j)
-      result.push_back(zeros(avals[j].shape, avals[j].dtype));
-    return result;
-  }
-  for (std::vector<Array> &y : ys) {
-    if (cf.reverse)
-      std::reverse(y.begin(), y.end());
-    result.push_back(stack(y, 0));
-  }
-  return result;
-}
 
 } // namespace strata

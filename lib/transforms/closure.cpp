@@ -15,8 +15,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../control_flow_impl.h"
+#include "../trace_impl.h"
 #include "strata/error.h"
+#include "strata/ops.h"
 
 namespace strata {
 
@@ -62,18 +63,11 @@ public:
   }
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
-    std::vector<Array> out;
-    for (const AbstractValue &a : prim.shape_rule(note_all(inputs), params))
-      out.push_back(make(a));
-    return out;
-  }
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
     std::vector<AbstractValue> in = note_all(inputs);
-    if (cf.kind == ControlFlow::Kind::Bound)
-      return {abstract_bound(inputs[0])};
+    if (prim.has(kConcreteOutput))
+      return concrete_placeholder(prim, in, params);
     std::vector<Array> out;
-    for (const AbstractValue &a : control_out_avals(cf, in))
+    for (const AbstractValue &a : prim.shape_rule(in, params))
       out.push_back(make(a));
     return out;
   }
@@ -85,9 +79,10 @@ private:
 
 using CaptureMap = std::unordered_map<const Tracer *, Array>;
 
-// Replaces captured tracers by the values a sub-function was called with, for every primitive,
-// call and control-flow op bound while the sub-function runs, and re-binds it one dynamic level
-// down.
+// Replaces captured tracers by the values a sub-function was called with, for every primitive
+// and call bound while the sub-function runs, and re-binds it one dynamic level down (a
+// higher-order primitive's own sub-functions substitute their consts, which are among its
+// inputs).
 class SubstLevel : public TraceLevel {
 public:
   SubstLevel(std::shared_ptr<const CaptureMap> map, TraceLevel *below)
@@ -131,13 +126,6 @@ public:
     FlatFn wf = wrap(f, map_);
     DynamicOverride down(below_);
     return bind_call(k, wf, vals);
-  }
-  // The op's own sub-functions substitute their consts, which are among the inputs.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<Array> vals = replace_all(inputs);
-    DynamicOverride down(below_);
-    return bind_control(cf, vals);
   }
 
   /// f run under a SubstLevel with `map`.
@@ -219,6 +207,16 @@ ClosedFns Closure::close() {
   }
   traced_.clear();
   return r;
+}
+
+std::vector<Array> concrete_placeholder(const Primitive &prim, std::span<const AbstractValue> in,
+                                        const Params &params) {
+  std::vector<Array> out;
+  // Built at the eval level: a dynamic level (this one, often) would stage the ones.
+  DynamicOverride eval(nullptr);
+  for (const AbstractValue &a : prim.shape_rule(in, params))
+    out.push_back(ones(a.shape, a.dtype));
+  return out;
 }
 
 SubFnRef closed_fn(const std::string &op, std::string name, FlatFn fn,

@@ -4,7 +4,6 @@
 // (grad of grad, jvp of grad, vmap of grad).
 #include <unordered_map>
 
-#include "../control_flow_impl.h"
 #include "strata/lax.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
@@ -166,20 +165,6 @@ public:
         return g;
       };
     }
-    return record(std::move(node));
-  }
-
-  // Control flow is one node: its forward pass is bound one level down and its backward pass
-  // is control flow again (control_vjp), so outer levels see loops, not unrolled bodies.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    Node node;
-    if (!unwrap(inputs, node.primals, node.in_ids))
-      return bind_control(cf, node.primals);
-    ControlVjp r = control_vjp(cf, node.primals);
-    node.outs = std::move(r.outs);
-    node.call_name = cf.name;
-    node.call_vjp = std::move(r.pullback);
     return record(std::move(node));
   }
 
