@@ -117,10 +117,12 @@ using JvpRule = std::function<std::vector<Array>(
 using FwdJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
     std::span<const Array> primals, std::span<const Array> tangents, const Params &params)>;
 /// Reverse-mode rule: the input cotangents (empty where zero or not differentiable), given the
-/// primal inputs and outputs and the output cotangents (empty where zero).
+/// primal inputs and outputs and the output cotangents (empty where zero). wanted[i] says
+/// whether the caller wants the cotangent of input i: a rule may leave the others empty, which
+/// saves, e.g., a matmul per dot_general whose other operand is a constant.
 using VjpRule = std::function<std::vector<Array>(
-    std::span<const Array> primals, std::span<const Array> outs,
-    std::span<const Array> cotangents, const Params &params)>;
+    std::span<const Array> primals, std::span<const Array> outs, std::span<const Array> cotangents,
+    const std::vector<bool> &wanted, const Params &params)>;
 
 /// What a FwdVjpRule returns: the outputs of the forward pass, and the pullback from the output
 /// cotangents (zeros where an output has none; empty for outputs that are not floating) to the

@@ -29,7 +29,7 @@ const Primitive &name_p = [] () -> const Primitive & {
     return {rules::is_zero(t[0]) ? Array() : bind1(name_p, {t[0]}, params)};
   };
   p.vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
-             const Params &) -> std::vector<Array> { return {ct[0]}; };
+             const std::vector<bool> &, const Params &) -> std::vector<Array> { return {ct[0]}; };
   p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();

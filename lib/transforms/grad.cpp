@@ -285,8 +285,7 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
       std::vector<bool> wanted(n->in_ids.size());
       for (size_t i = 0; i < wanted.size(); ++i)
         wanted[i] = n->in_ids[i] >= 0;
-      rules::WantedScope scope(&wanted);
-      cin = n->prim->vjp(n->primals, n->outs, cts, n->params);
+      cin = n->prim->vjp(n->primals, n->outs, cts, wanted, n->params);
     }
     cin.resize(n->primals.size());
     for (size_t i = 0; i < n->primals.size(); ++i) {
