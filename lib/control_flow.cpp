@@ -146,7 +146,8 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
                 {"unroll", unroll},
                 {"checkpoint_every", options.checkpoint_every},
                 {"policy", std::make_shared<const CheckpointPolicy>(options.policy)}};
-  std::vector<Array> outs = strata::bind(scan_primitive(), cat(cat(closed.consts, init), xs), params);
+  std::vector<Array> outs =
+      strata::bind(scan_primitive(), cat(cat(closed.consts, init), xs), params);
   return {std::vector<Array>(outs.begin(), outs.begin() + init.size()),
           std::vector<Array>(outs.begin() + init.size(), outs.end())};
 }

@@ -57,8 +57,8 @@ public:
   }
 
   /// True for the dynamic levels that stand in for captured tracers (closure conversion,
-  /// lib/transforms/closure.h): top_level then lets a tracer whose transform has ended through to them, since
-  /// they replace it before anything reads it.
+  /// lib/transforms/closure.h): top_level then lets a tracer whose transform has ended through to
+  /// them, since they replace it before anything reads it.
   virtual bool substitutes_captures() const { return false; }
 
   /// Position in the stack (eval is 0); higher levels handle a primitive first.

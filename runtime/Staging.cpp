@@ -130,10 +130,10 @@ public:
     else if (prim.name == "while")
       op = mlir::strata::WhileOp::create(builder_, loc, types, l.operands);
     else
-      op = mlir::strata::ScanOp::create(
-          builder_, loc, types, mlir::ValueRange(l.operands).take_front(l.num_inits),
-          mlir::ValueRange(l.operands).drop_front(l.num_inits), params.get_int("length"),
-          params.get_bool("reverse"));
+      op = mlir::strata::ScanOp::create(builder_, loc, types,
+                                        mlir::ValueRange(l.operands).take_front(l.num_inits),
+                                        mlir::ValueRange(l.operands).drop_front(l.num_inits),
+                                        params.get_int("length"), params.get_bool("reverse"));
     for (size_t k = 0; k < blocks.size(); ++k)
       op->getRegion(static_cast<unsigned>(k)).push_back(blocks[k].release());
     return wrap_all(op->getResults(), out);

@@ -92,7 +92,7 @@ enum Trait : uint32_t {
   kRandom = 1u << 6,       // random bit generation
   kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
   kSideEffect = 1u << 8,
-  kControlFlow = 1u << 9,    // structured control flow: its sub-functions become op regions
+  kControlFlow = 1u << 9,     // structured control flow: its sub-functions become op regions
   kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see trace_impl.h)
 };
 
