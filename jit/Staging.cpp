@@ -40,6 +40,12 @@ public:
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    if (prim.has(kConcreteOutput))
+      // The trip count of a while_loop as a concrete number (reverse mode) exists only once
+      // the loop has run: the function cannot be compiled alone, and jit runs it op by op.
+      throw ForeignTracer{"jit"};
+    if (prim.has(kControlFlow))
+      return stage_with_regions(prim, inputs, params);
     std::vector<AbstractValue> in;
     llvm::SmallVector<mlir::Value> operands;
     for (const Array &x : inputs) {
@@ -61,80 +67,76 @@ public:
     return results;
   }
 
-  /// A control-flow op becomes strata.cond/while/scan: each sub-function is traced once, with
-  /// this level's tracers, into the op's region (its ops staged there, not unrolled). The
-  /// regions read enclosing values directly, so the consts (the captured values, every
-  /// sub-function's leading inputs) are passed as they are; the carries and the xs slices are
-  /// the regions' block arguments.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
+  /// Where the regions of a control-flow op take their inputs from: the sub-functions, in the
+  /// order of the op's regions; the op inputs every region reads as enclosing values (each
+  /// sub-function's leading inputs); and the op's operands.
+  struct RegionLayout {
+    std::vector<SubFnRef> fns;
+    std::vector<Array> outer;
+    llvm::SmallVector<mlir::Value> operands;
+    size_t num_inits = 0; // scan: the operands before the xs
+  };
+  RegionLayout region_layout(const Primitive &prim, const std::vector<Array> &in,
+                             const Params &params) {
+    RegionLayout l;
+    size_t first = 0, num_outer = 0;
+    if (prim.name == "cond") { // branches read the index's operands directly
+      l.fns = params.get_fns("branches");
+      first = 1;
+      num_outer = in.size() - 1;
+    } else if (prim.name == "while") {
+      l.fns = {std::get<SubFnRef>(params.at("cond_fun")), std::get<SubFnRef>(params.at("body"))};
+      num_outer = l.fns[1]->num_consts;
+    } else if (prim.name == "scan") {
+      l.fns = {std::get<SubFnRef>(params.at("body"))};
+      num_outer = l.fns[0]->num_consts;
+      l.num_inits = static_cast<size_t>(params.get_int("num_carry"));
+    } else {
+      throw Error(detail::cat("[jit] no region layout for control-flow primitive ", prim.name),
+                  ErrorKind::Internal);
+    }
+    l.outer.assign(in.begin() + first, in.begin() + first + num_outer);
+    for (size_t i = 0; i < in.size(); ++i)
+      if (i < first || i >= first + num_outer)
+        l.operands.push_back(value_of(in[i]));
+    return l;
+  }
+
+  /// A control-flow primitive becomes strata.cond/while/scan: each sub-function is traced once,
+  /// with this level's tracers, into its region (its ops staged there, not unrolled). A
+  /// sub-function's leading inputs that the op passes as they are (the consts, a cond's
+  /// operands) are the enclosing values, since regions read those directly; its other inputs
+  /// (the carries, one slice of each xs) are the region's block arguments.
+  std::vector<Array> stage_with_regions(const Primitive &prim, std::span<const Array> inputs,
+                                        const Params &params) {
     std::vector<Array> in(inputs.begin(), inputs.end());
-    mlir::Location loc = next_loc(cf.name);
-    switch (cf.kind) {
-    case ControlFlow::Kind::Bound:
-      // The trip count of a while_loop as a concrete number (reverse mode) exists only once
-      // the loop has run: the function cannot be compiled alone, and jit runs it op by op.
-      throw ForeignTracer{"jit"};
-    case ControlFlow::Kind::Cond: {
-      mlir::Value index = value_of(in[0]);
-      std::vector<Array> operands(in.begin() + 1, in.end());
-      std::vector<std::unique_ptr<mlir::Block>> blocks;
-      std::vector<AbstractValue> avals;
-      for (const FlatFn &branch : cf.branches) {
-        blocks.push_back(std::make_unique<mlir::Block>());
-        std::vector<Array> outs = trace_region(*blocks.back(), branch, operands);
-        if (avals.empty())
-          for (const Array &o : outs)
-            avals.push_back(abstract_of(o));
-      }
-      auto op = mlir::strata::CondOp::create(builder_, loc, types_of(avals), index,
-                                             static_cast<unsigned>(blocks.size()));
-      for (size_t k = 0; k < blocks.size(); ++k)
-        op.getBranches()[k].push_back(blocks[k].release());
-      return wrap_all(op->getResults(), avals);
+    std::vector<AbstractValue> avals;
+    for (const Array &x : in)
+      avals.push_back(abstract_of(x));
+    std::vector<AbstractValue> out = prim.shape_rule(avals, params);
+    mlir::Location loc = next_loc(params.has("name") ? params.get_string("name") : prim.name);
+    RegionLayout l = region_layout(prim, in, params);
+    std::vector<std::unique_ptr<mlir::Block>> blocks;
+    for (const SubFnRef &f : l.fns) {
+      blocks.push_back(std::make_unique<mlir::Block>());
+      std::vector<AbstractValue> args(f->in.begin() + l.outer.size(), f->in.end());
+      trace_region(*blocks.back(), f->fn, l.outer, args);
     }
-    case ControlFlow::Kind::While: {
-      std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
-      std::vector<AbstractValue> carry;
-      llvm::SmallVector<mlir::Value> inits;
-      for (size_t i = cf.num_consts; i < in.size(); ++i) {
-        carry.push_back(abstract_of(in[i]));
-        inits.push_back(value_of(in[i]));
-      }
-      auto op = mlir::strata::WhileOp::create(builder_, loc, types_of(carry), inits);
-      for (auto [region, fn] :
-           {std::pair{&op.getCond(), &cf.cond_fn}, std::pair{&op.getBody(), &cf.body}}) {
-        auto block = std::make_unique<mlir::Block>();
-        trace_region(*block, *fn, consts, carry);
-        region->push_back(block.release());
-      }
-      return wrap_all(op->getResults(), carry);
-    }
-    case ControlFlow::Kind::Scan: break;
-    }
-    size_t head = cf.num_consts + cf.num_carry;
-    std::vector<Array> consts(in.begin(), in.begin() + cf.num_consts);
-    std::vector<AbstractValue> args;
-    llvm::SmallVector<mlir::Value> inits, xs;
-    for (size_t i = cf.num_consts; i < in.size(); ++i) {
-      AbstractValue a = abstract_of(in[i]);
-      if (i >= head)
-        a.shape.erase(a.shape.begin()); // the slice of one step
-      args.push_back(a);
-      (i < head ? inits : xs).push_back(value_of(in[i]));
-    }
-    auto block = std::make_unique<mlir::Block>();
-    std::vector<Array> outs = trace_region(*block, cf.body, consts, args);
-    std::vector<AbstractValue> avals(args.begin(), args.begin() + cf.num_carry);
-    for (size_t j = cf.num_carry; j < outs.size(); ++j) {
-      AbstractValue a = abstract_of(outs[j]);
-      a.shape.insert(a.shape.begin(), cf.length);
-      avals.push_back(a);
-    }
-    auto op = mlir::strata::ScanOp::create(builder_, loc, types_of(avals), inits, xs, cf.length,
-                                           cf.reverse);
-    op.getBody().push_back(block.release());
-    return wrap_all(op->getResults(), avals);
+    mlir::Operation *op = nullptr;
+    llvm::SmallVector<mlir::Type> types = types_of(out);
+    if (prim.name == "cond")
+      op = mlir::strata::CondOp::create(builder_, loc, types, l.operands[0],
+                                        static_cast<unsigned>(blocks.size()));
+    else if (prim.name == "while")
+      op = mlir::strata::WhileOp::create(builder_, loc, types, l.operands);
+    else
+      op = mlir::strata::ScanOp::create(builder_, loc, types,
+                                        mlir::ValueRange(l.operands).take_front(l.num_inits),
+                                        mlir::ValueRange(l.operands).drop_front(l.num_inits),
+                                        params.get_int("length"), params.get_bool("reverse"));
+    for (size_t k = 0; k < blocks.size(); ++k)
+      op->getRegion(static_cast<unsigned>(k)).push_back(blocks[k].release());
+    return wrap_all(op->getResults(), out);
   }
 
   Array wrap(mlir::Value v, const AbstractValue &a) {

@@ -73,6 +73,14 @@ const std::vector<SubFnRef> &Params::get_fns(std::string_view n) const {
   return get_as<std::vector<SubFnRef>>(*this, n);
 }
 
+const CheckpointPolicy &Params::get_policy(std::string_view n) const {
+  const PolicyRef &p = get_as<PolicyRef>(*this, n);
+  if (!p)
+    throw Error(detail::cat("[params] policy '", n, "' is null in {", str(), "}"),
+                ErrorKind::Internal);
+  return *p;
+}
+
 // A sub-function prints as its name, its signature and its identity: two applications share a
 // sub-function exactly when they print the same.
 static std::string sub_fn_str(const SubFnRef &f) {
@@ -103,6 +111,11 @@ static std::string value_str(const ParamValue &v) {
       for (size_t i = 0; i < fs.size(); ++i)
         s += (i ? ", " : "") + sub_fn_str(fs[i]);
       return s + "]";
+    }
+    std::string operator()(const PolicyRef &p) const {
+      char id[32];
+      std::snprintf(id, sizeof id, "%p", static_cast<const void *>(p.get()));
+      return std::string("{policy @") + id + "}";
     }
   };
   return std::visit(V{}, v);
@@ -135,6 +148,8 @@ size_t Params::hash() const {
           else if constexpr (std::is_same_v<X, std::vector<SubFnRef>>)
             for (const SubFnRef &f : x)
               mix(std::hash<const void *>{}(f.get()));
+          else if constexpr (std::is_same_v<X, PolicyRef>)
+            mix(std::hash<const void *>{}(x.get()));
           else if constexpr (std::is_same_v<X, DType>)
             mix(static_cast<size_t>(x));
           else
@@ -312,7 +327,9 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
   bool on_device = false;
   for (const Array &a : inputs)
     on_device = on_device || (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU);
-  if (on_device)
+  // A higher-order primitive's impl runs its sub-functions, whose primitives go to the device
+  // themselves; a concrete-output one only reads its input.
+  if (on_device && !has_sub_functions(params) && !prim.has(kConcreteOutput))
     result = device_eval(prim, inputs, params, common_device(prim.name, inputs));
   else
     result = prim.impl(inputs, params, out);

@@ -41,38 +41,6 @@ struct CallKind {
 /// a tracer): it cannot be compiled on its own, and the level traces through the call instead.
 struct STRATA_EXPORT RejitInline {};
 
-/// One application of a control-flow primitive (cond/switch, while_loop, scan): its kind, its
-/// sub-functions as closures, and its static options. Sub-functions are closure-converted when
-/// the op is built (lib/control_flow.cpp): a tracer a sub-function captured is an explicit
-/// leading input (a "const") and every sub-function takes the consts first, so a level may call
-/// them with values of its own. Inputs, by kind:
-///   Cond:  [index (int32 scalar)] ++ operands; branches[k](operands) -> outputs. The index is
-///          clamped into range, as lax.switch does.
-///   While: consts ++ carry; cond_fn(consts ++ carry) -> [bool scalar];
-///          body(consts ++ carry) -> carry.
-///   Scan:  consts ++ carry ++ xs (leading axis `length`);
-///          body(consts ++ carry ++ slices of xs) -> carry ++ slices of ys; outputs carry ++ ys.
-///   Bound: [an integer scalar] -> [a concrete upper bound of it over every batch of every
-///          level]: how reverse mode learns the trip count of a while_loop (see control_flow.cpp).
-struct ControlFlow {
-  enum class Kind { Cond, While, Scan, Bound };
-  Kind kind = Kind::Cond;
-  /// The op for error messages: "cond", "switch", "while_loop", "fori_loop" or "scan".
-  std::string name;
-  std::vector<FlatFn> branches; // Cond
-  FlatFn cond_fn;               // While
-  FlatFn body;                  // While, Scan
-  size_t num_consts = 0;        // While, Scan
-  size_t num_carry = 0;         // Scan (While: every input after the consts)
-  int64_t length = 0;           // Scan
-  bool reverse = false;         // Scan: iterate from the last slice to the first
-  int64_t unroll = 1;           // Scan: a hint for compiled code; eager evaluation ignores it
-  /// Reverse mode (Scan): keep the carry every k steps and recompute the steps in between.
-  int64_t checkpoint_every = 1;
-  /// Reverse mode (While, Scan): what the forward loop keeps of each step besides its carry.
-  CheckpointPolicy policy;
-};
-
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:
   virtual ~TraceLevel() = default;
@@ -88,25 +56,9 @@ public:
     return f(std::vector<Array>(inputs.begin(), inputs.end()));
   }
 
-  /// Applies a control-flow op to inputs of which one is a tracer of this level (or to any
-  /// inputs, for a dynamic level). The contract every level meets (eval, jvp, grad, vmap,
-  /// eval_shape, checkpoint do; see their process_control):
-  ///  - the loop stays a loop: build new sub-functions from cf's (with jvp_flat, vjp_flat,
-  ///    vmap_flat, or by calling them on this level's tracers) and bind_control the new op on
-  ///    the unwrapped values, never unroll it at this level;
-  ///  - call the sub-functions only with the consts the inputs carry (they substitute them
-  ///    for the captured tracers), and return results of the avals the op defines
-  ///    (control_out_avals in lib/control_flow_impl.h);
-  ///  - Kind::Bound must come back concrete (not wrapped in a tracer).
-  /// jit's staging level implements it by tracing each sub-function once, on block arguments of
-  /// a region, into a strata.cond/while/scan op. Levels without a rule raise a clear error.
-  virtual std::vector<Array> process_control(const ControlFlow &cf,
-                                             std::span<const Array> inputs) {
-    fail(cf.name, "is not supported under ", name(), " yet (no control-flow rule at this level)");
-  }
-  /// True for the dynamic levels that stand in for captured tracers (control flow's closure
-  /// conversion): top_level then lets a tracer whose transform has ended through to them, since
-  /// they replace it before anything reads it.
+  /// True for the dynamic levels that stand in for captured tracers (closure conversion,
+  /// lib/transforms/closure.h): top_level then lets a tracer whose transform has ended through to
+  /// them, since they replace it before anything reads it.
   virtual bool substitutes_captures() const { return false; }
 
   /// Position in the stack (eval is 0); higher levels handle a primitive first.
@@ -174,10 +126,6 @@ STRATA_EXPORT TraceLevel *top_level(std::span<const Array> inputs, std::string_v
 STRATA_EXPORT std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
                              const std::vector<Array> &inputs);
 
-/// Applies a control-flow op at the highest level among the inputs (or evaluates it).
-STRATA_EXPORT std::vector<Array> bind_control(const ControlFlow &cf,
-                                              const std::vector<Array> &inputs);
-
 /// Makes `level` the innermost dynamic level for its lifetime: a dynamic level that re-binds
 /// what it receives does so one dynamic level down.
 class DynamicOverride {
@@ -193,6 +141,24 @@ private:
 
 /// Number of live levels on this thread's stack (0 when only eval is live).
 STRATA_EXPORT int stack_depth();
+
+/// True when `params` hold a sub-function: the primitive is higher-order (control flow, calls),
+/// and a level that keeps values of single primitives (a checkpoint policy) sees through it.
+inline bool has_sub_functions(const Params &params) {
+  for (const auto &[name, value] : params.items())
+    if (std::holds_alternative<SubFnRef>(value) ||
+        std::holds_alternative<std::vector<SubFnRef>>(value))
+      return true;
+  return false;
+}
+
+/// The outputs of a kConcreteOutput primitive at a level that has no values (eval_shape,
+/// closure tracing): ones of its avals. Such a primitive (a loop's trip-count bound) promises
+/// that any positive value gives the same avals downstream; every other level binds it one
+/// level down and returns its outputs as they are, never wrapped in a tracer.
+STRATA_EXPORT std::vector<Array> concrete_placeholder(const Primitive &prim,
+                                                      std::span<const AbstractValue> in,
+                                                      const Params &params);
 
 /// The tracer of `x` when it belongs to `level`, else nullptr.
 template <class T> T *tracer_of(const Array &x, const TraceLevel *level) {

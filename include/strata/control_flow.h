@@ -15,12 +15,12 @@
 
 namespace strata {
 
-/// A control-flow primitive as docs and tools list it. These carry sub-functions, which
-/// Params cannot hold, so they live beside the primitive registry (see lib/control_flow.cpp).
+/// A control-flow primitive as docs and tools list it: the entry point users call (while_loop
+/// for the `while` primitive) and a summary.
 struct ControlFlowPrimitive {
   std::string name, summary;
 };
-/// Every control-flow primitive, sorted by name.
+/// Every registered primitive with the kControlFlow trait, sorted by entry-point name.
 STRATA_EXPORT std::vector<ControlFlowPrimitive> control_flow_primitives();
 
 namespace lax {

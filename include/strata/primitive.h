@@ -42,10 +42,16 @@ struct SubFn {
 };
 using SubFnRef = std::shared_ptr<const SubFn>;
 
-/// A primitive parameter: static data such as axes, shapes, dtypes or dimension numbers, or
-/// sub-functions.
+struct CheckpointPolicy; // strata/transforms.h
+/// A checkpoint policy parameter (what a loop's or a checkpointed call's forward pass keeps for
+/// its backward pass). A policy may hold a callback, so it is not static data: like a
+/// sub-function, it is compared and hashed by identity.
+using PolicyRef = std::shared_ptr<const CheckpointPolicy>;
+
+/// A primitive parameter: static data such as axes, shapes, dtypes or dimension numbers,
+/// sub-functions, or a checkpoint policy.
 using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>,
-                                SubFnRef, std::vector<SubFnRef>>;
+                                SubFnRef, std::vector<SubFnRef>, PolicyRef>;
 
 /// Named static parameters of one primitive application, kept sorted by name so that equal
 /// parameter sets compare and hash equal (they become part of jit cache keys).
@@ -64,6 +70,7 @@ public:
   const std::vector<int64_t> &get_ints(std::string_view name) const;
   const SubFn &get_fn(std::string_view name) const;
   const std::vector<SubFnRef> &get_fns(std::string_view name) const;
+  const CheckpointPolicy &get_policy(std::string_view name) const;
   const std::vector<std::pair<std::string, ParamValue>> &items() const { return items_; }
   std::string str() const;
   size_t hash() const;
@@ -85,6 +92,8 @@ enum Trait : uint32_t {
   kRandom = 1u << 6,       // random bit generation
   kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
   kSideEffect = 1u << 8,
+  kControlFlow = 1u << 9,     // structured control flow: its sub-functions become op regions
+  kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see trace_impl.h)
 };
 
 struct Primitive;
@@ -100,11 +109,35 @@ using ImplRule = std::function<std::vector<Array>(
 using JvpRule = std::function<std::vector<Array>(
     std::span<const Array> primals, std::span<const Array> tangents,
     std::span<const Array> outs, const Params &params)>;
+/// Forward-mode rule that computes the outputs too (JAX's form of a jvp rule): the outputs and
+/// their tangents (empty where zero), given the primals and their tangents (empty where zero).
+/// For primitives whose outputs and tangents come from one application of a transformed
+/// primitive (a loop of the jvp'd body), so that the primal loop does not run a second time.
+/// The jvp level uses it in place of JvpRule.
+using FwdJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
+    std::span<const Array> primals, std::span<const Array> tangents, const Params &params)>;
 /// Reverse-mode rule: the input cotangents (empty where zero or not differentiable), given the
-/// primal inputs and outputs and the output cotangents (empty where zero).
+/// primal inputs and outputs and the output cotangents (empty where zero). wanted[i] says
+/// whether the caller wants the cotangent of input i: a rule may leave the others empty, which
+/// saves, e.g., a matmul per dot_general whose other operand is a constant.
 using VjpRule = std::function<std::vector<Array>(
-    std::span<const Array> primals, std::span<const Array> outs,
-    std::span<const Array> cotangents, const Params &params)>;
+    std::span<const Array> primals, std::span<const Array> outs, std::span<const Array> cotangents,
+    const std::vector<bool> &wanted, const Params &params)>;
+
+/// What a FwdVjpRule returns: the outputs of the forward pass, and the pullback from the output
+/// cotangents (zeros where an output has none; empty for outputs that are not floating) to the
+/// input cotangents (empty where zero or not wanted).
+struct FwdVjp {
+  std::vector<Array> outs;
+  std::function<std::vector<Array>(const std::vector<Array> &cotangents)> pullback;
+};
+/// Reverse-mode rule of a primitive whose backward pass needs values that only its own forward
+/// pass produces (a loop's per-step carries, a checkpoint policy's kept values): it binds the
+/// forward pass one level down itself, keeping what the pullback needs. JAX derives this split
+/// by partial evaluation of a jaxpr; here the rule is written out. wanted[i] says whether the
+/// caller wants the cotangent of input i. The grad level uses it in place of VjpRule.
+using FwdVjpRule = std::function<FwdVjp(std::span<const Array> primals,
+                                        const std::vector<bool> &wanted, const Params &params)>;
 
 /// The batch axis of a value that vmap does not map over.
 inline constexpr int64_t kNotBatched = INT64_MIN;
@@ -126,7 +159,9 @@ struct Primitive {
   ShapeRule shape_rule;
   ImplRule impl;
   JvpRule jvp;
+  FwdJvpRule fwd_jvp; // forward mode that computes the outputs too (see FwdJvpRule), if any
   VjpRule vjp;
+  FwdVjpRule fwd_vjp; // reverse mode that runs the forward pass (see FwdVjpRule), if any
   BatchRule batch;
 
   bool has(Trait t) const { return (traits & t) != 0; }

@@ -115,7 +115,7 @@ const Primitive &host_callback_p = []() -> const Primitive & {
     return std::vector<Array>(outs.size());
   };
   p.vjp = [](std::span<const Array> primals, std::span<const Array>, std::span<const Array>,
-             const Params &params) {
+             const std::vector<bool> &, const Params &params) {
     check_differentiable(params, "transpose", "custom_vjp");
     return std::vector<Array>(primals.size());
   };

@@ -493,15 +493,16 @@ std::vector<Array> dot_jvp(std::span<const Array> x, std::span<const Array> t,
 }
 
 std::vector<Array> dot_vjp(std::span<const Array> x, std::span<const Array>,
-                           std::span<const Array> ct, const Params &params) {
+                           std::span<const Array> ct, const std::vector<bool> &wanted,
+                           const Params &params) {
   if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
     return {Array(), Array()};
   lax::DotDimensionNumbers d = dot_dims(params);
   std::vector<Array> g(2);
-  if (rules::cotangent_wanted(0))
+  if (wanted[0])
     g[0] = transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting,
                              d.lhs_batch, d.rhs_batch, false);
-  if (rules::cotangent_wanted(1))
+  if (wanted[1])
     g[1] = transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting,
                              d.rhs_batch, d.lhs_batch, true);
   return g;

@@ -768,7 +768,9 @@ const Primitive &add_p = def_binary<Accepts::Numeric>(
     [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
        const Params &) -> std::vector<Array> { return {rules::add_tangents(t[0], t[1])}; },
     [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
-       const Params &) -> std::vector<Array> { return {ct[0], ct[0]}; });
+       const std::vector<bool> &, const Params &) -> std::vector<Array> {
+      return {ct[0], ct[0]};
+    });
 const Primitive &sub_p = def_binary<Accepts::Numeric>(
     "sub", kLinear, nullptr,
     [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x - y; }); },
@@ -777,7 +779,7 @@ const Primitive &sub_p = def_binary<Accepts::Numeric>(
       return {rules::add_tangents(t[0], rules::is_zero(t[1]) ? Array() : lax::neg(t[1]))};
     },
     [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
-       const Params &) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array(), Array()};
       return {ct[0], lax::neg(ct[0])};
@@ -1054,12 +1056,12 @@ const Primitive &betainc_p = [] () -> const Primitive & {
     return {out};
   };
   p.vjp = [dx](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-               const Params &) -> std::vector<Array> {
+               const std::vector<bool> &wanted, const Params &) -> std::vector<Array> {
     std::vector<Array> g(3);
     if (rules::is_zero(ct[0]))
       return g;
     for (int i = 0; i < 3; ++i)
-      if (rules::cotangent_wanted(i))
+      if (wanted[i])
         g[i] = lax::mul(ct[0], i == 2 ? dx(x) : rules::full_like(x[i], kNaN));
     return g;
   };
@@ -1108,7 +1110,7 @@ const Primitive &select_p = [] () -> const Primitive & {
     return {lax::select(x[0], tangent(1), tangent(2))};
   };
   p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-              const Params &) -> std::vector<Array> {
+             const std::vector<bool> &, const Params &) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array(), Array(), Array()};
     Array zero = rules::zeros_of(ct[0]);
@@ -1175,7 +1177,7 @@ const Primitive &clamp_p = [] () -> const Primitive & {
     return {out};
   };
   p.vjp = [masks](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-                  const Params &) -> std::vector<Array> {
+                  const std::vector<bool> &, const Params &) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array(), Array(), Array()};
     auto m = masks(x);
@@ -1286,7 +1288,7 @@ const Primitive &convert_p = [] () -> const Primitive & {
     return {lax::convert_element_type(t[0], out[0].dtype(), out[0].weak_type())};
   };
   p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-             const Params &) -> std::vector<Array> {
+             const std::vector<bool> &, const Params &) -> std::vector<Array> {
     if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
       return {Array()};
     return {lax::convert_element_type(ct[0], x[0].dtype(), x[0].weak_type())};
@@ -1309,7 +1311,7 @@ const Primitive &stop_gradient_p = [] () -> const Primitive & {
   p.jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
              const Params &) -> std::vector<Array> { return {Array()}; };
   p.vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
-             const Params &) -> std::vector<Array> { return {Array()}; };
+             const std::vector<bool> &, const Params &) -> std::vector<Array> { return {Array()}; };
   p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();

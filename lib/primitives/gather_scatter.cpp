@@ -397,7 +397,7 @@ const Primitive &gather_p = []() -> const Primitive & {
   // The transpose adds the cotangent back at the slices it came from. Gather clamps its starts
   // while scatter drops out-of-bounds windows, so the starts are clamped first.
   p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-             const Params &params) -> std::vector<Array> {
+             const std::vector<bool> &, const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array(), Array()};
     const Array &operand = x[0], &indices = x[1];
@@ -612,7 +612,8 @@ std::vector<Array> scatter_add_jvp(std::span<const Array> x, std::span<const Arr
 // The operand's cotangent passes through; each update's is the cotangent at its window, or
 // zero where the window was dropped (out of bounds; the gather alone would clamp it).
 std::vector<Array> scatter_add_vjp(std::span<const Array> x, std::span<const Array>,
-                                   std::span<const Array> ct, const Params &params) {
+                                   std::span<const Array> ct, const std::vector<bool> &,
+                                   const Params &params) {
   if (rules::is_zero(ct[0]))
     return {Array(), Array(), Array()};
   const Array &indices = x[1], &updates = x[2];
@@ -638,7 +639,8 @@ std::vector<Array> scatter_jvp(std::span<const Array> x, std::span<const Array> 
 // scheme), and an update wins where the id read back is its own. This excludes both dropped
 // windows and duplicates that lost.
 std::vector<Array> scatter_vjp(std::span<const Array> x, std::span<const Array>,
-                               std::span<const Array> ct, const Params &params) {
+                               std::span<const Array> ct, const std::vector<bool> &,
+                               const Params &params) {
   if (rules::is_zero(ct[0]))
     return {Array(), Array(), Array()};
   const Array &operand = x[0], &indices = x[1], &updates = x[2];

@@ -478,7 +478,7 @@ const Rules reduce_sum_rules{
       return {lax::reduce_sum(t[0], params.get_ints("axes"))};
     },
     [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &params) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array()};
       return {expand_back(ct[0], x[0], sorted_axes(params, x[0].ndim()))};
@@ -498,7 +498,7 @@ const Rules chooser_rules{
       return {lax::reduce_sum(lax::mul(t[0], chooser_weights(x[0], out[0], axes)), axes)};
     },
     [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &params) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array()};
       std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
@@ -544,7 +544,7 @@ const Rules reduce_prod_rules{
       return {lax::reduce_sum(lax::mul(t[0], prod_of_others(x[0], axes)), axes)};
     },
     [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &params) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array()};
       std::vector<int64_t> axes = sorted_axes(params, x[0].ndim());
@@ -583,20 +583,20 @@ ScanParams scan_params(const Params &params, const Array &x) {
   return {normalize_axis_param(params.get_int("axis"), x.ndim()), params.get_bool("reverse")};
 }
 
-const Rules cumsum_rules{
-    [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
-       const Params &params) -> std::vector<Array> {
-      ScanParams s = scan_params(params, x[0]);
-      return {lax::cumsum(t[0], s.axis, s.reverse)};
-    },
-    [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
-      if (rules::is_zero(ct[0]))
-        return {Array()};
-      ScanParams s = scan_params(params, x[0]);
-      return {lax::cumsum(ct[0], s.axis, !s.reverse)};
-    },
-    cum_batch};
+const Rules cumsum_rules{[](std::span<const Array> x, std::span<const Array> t,
+                            std::span<const Array>, const Params &params) -> std::vector<Array> {
+                           ScanParams s = scan_params(params, x[0]);
+                           return {lax::cumsum(t[0], s.axis, s.reverse)};
+                         },
+                         [](std::span<const Array> x, std::span<const Array>,
+                            std::span<const Array> ct, const std::vector<bool> &,
+                            const Params &params) -> std::vector<Array> {
+                           if (rules::is_zero(ct[0]))
+                             return {Array()};
+                           ScanParams s = scan_params(params, x[0]);
+                           return {lax::cumsum(ct[0], s.axis, !s.reverse)};
+                         },
+                         cum_batch};
 
 // cumprod: dy[i] = x[i] * dy[i-1] + t[i] * y[i-1], a linear recurrence in t whose transpose
 // gives the vjp. No division, so zeros in x are handled exactly.
@@ -608,7 +608,7 @@ const Rules cumprod_rules{
       return {linear_recurrence(x[0], u, s.axis, s.reverse)};
     },
     [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &params) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array()};
       ScanParams s = scan_params(params, x[0]);
@@ -632,7 +632,7 @@ const Rules cum_extremum_rules{
                                 s.reverse)};
     },
     [](std::span<const Array> x, std::span<const Array> out, std::span<const Array> ct,
-       const Params &params) -> std::vector<Array> {
+       const std::vector<bool> &, const Params &params) -> std::vector<Array> {
       if (rules::is_zero(ct[0]))
         return {Array()};
       ScanParams s = scan_params(params, x[0]);

@@ -326,7 +326,8 @@ const Primitive &iota_p = [] () -> const Primitive & {
   // No operands: no level ever holds a tracer of it, so jvp, grad and vmap never call these;
   // they keep the rule table complete.
   p.jvp = [](Arrays, Arrays, Arrays, const Params &) -> std::vector<Array> { return {Array()}; };
-  p.vjp = [](Arrays, Arrays, Arrays, const Params &) -> std::vector<Array> { return {}; };
+  p.vjp = [](Arrays, Arrays, Arrays, const std::vector<bool> &,
+             const Params &) -> std::vector<Array> { return {}; };
   p.batch = [](const BatchContext &ctx, Arrays, Dims, const Params &params,
                std::vector<int64_t> &out_dims) {
     out_dims = {kNotBatched};
@@ -387,7 +388,8 @@ const Primitive &broadcast_in_dim_p = [] () -> const Primitive & {
     return {lax::broadcast_in_dim(t[0], params.get_ints("shape"),
                                   params.get_ints("broadcast_dimensions"))};
   };
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array()};
     return {rules::unbroadcast(ct[0], x[0].shape(), params.get_ints("broadcast_dimensions"))};
@@ -431,7 +433,8 @@ const Primitive &reshape_p = [] () -> const Primitive & {
   p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
     return {lax::reshape(t[0], params.get_ints("new_sizes"))};
   };
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array()};
     return {lax::reshape(ct[0], x[0].shape())};
@@ -488,7 +491,8 @@ const Primitive &transpose_p = [] () -> const Primitive & {
   p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
     return {lax::transpose(t[0], params.get_ints("permutation"))};
   };
-  p.vjp = [](Arrays, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array()};
     const auto &perm = params.get_ints("permutation");
@@ -546,7 +550,8 @@ const Primitive &rev_p = [] () -> const Primitive & {
   p.jvp = [](Arrays, Arrays t, Arrays, const Params &params) -> std::vector<Array> {
     return {lax::rev(t[0], params.get_ints("dimensions"))};
   };
-  p.vjp = [](Arrays, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array()};
     return {lax::rev(ct[0], params.get_ints("dimensions"))};
@@ -614,7 +619,8 @@ const Primitive &slice_p = [] () -> const Primitive & {
   };
   // The transpose spreads the cotangent back with zeros: low = start, interior = stride - 1,
   // and high whatever is left after the last element taken.
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array()};
     const Shape &in = x[0].shape(), &out = ct[0].shape();
@@ -676,7 +682,8 @@ const Primitive &dynamic_slice_p = [] () -> const Primitive & {
     return {lax::dynamic_slice(t[0], starts_of(x, 1), params.get_ints("slice_sizes"))};
   };
   // Start indices are integers: no cotangent.
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &) -> std::vector<Array> {
     std::vector<Array> g(x.size());
     if (!rules::is_zero(ct[0]))
       g[0] = lax::dynamic_update_slice(rules::zeros_of(x[0]), ct[0], starts_of(x, 1));
@@ -757,7 +764,8 @@ const Primitive &dynamic_update_slice_p = [] () -> const Primitive & {
                                       starts_of(x, 2))};
   };
   // The operand's cotangent is ct with the updated window zeroed; the update's is that window.
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &) -> std::vector<Array> {
     std::vector<Array> g(x.size());
     if (rules::is_zero(ct[0]))
       return g;
@@ -866,7 +874,8 @@ const Primitive &pad_p = [] () -> const Primitive & {
   // The operand's cotangent: undo low/high with the opposite padding (zeros where they
   // cropped), then take every (interior + 1)-th element. The padding value's: the sum of ct
   // where the output holds padding, found with a mask (exact, unlike sum(ct) - sum(ct_x)).
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     if (rules::is_zero(ct[0]))
       return {Array(), Array()};
     if (x[0].ndim() == 0) // the pad of a scalar is the scalar itself
@@ -969,7 +978,8 @@ const Primitive &concatenate_p = [] () -> const Primitive & {
     return {lax::concatenate(ts, params.get_int("dimension"))};
   };
   // Each operand's cotangent is its own stretch of ct along the dimension.
-  p.vjp = [](Arrays x, Arrays, Arrays ct, const Params &params) -> std::vector<Array> {
+  p.vjp = [](Arrays x, Arrays, Arrays ct, const std::vector<bool> &,
+             const Params &params) -> std::vector<Array> {
     std::vector<Array> g(x.size());
     if (rules::is_zero(ct[0]))
       return g;

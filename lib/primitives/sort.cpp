@@ -179,7 +179,8 @@ std::vector<Array> sort_jvp(std::span<const Array> x, std::span<const Array> t,
 // The permutation comes from sorting an iota with the keys; sorting the cotangents by the
 // permutation applies its inverse, which sends each cotangent back to its input position.
 std::vector<Array> sort_vjp(std::span<const Array> x, std::span<const Array>,
-                            std::span<const Array> ct, const Params &params) {
+                            std::span<const Array> ct, const std::vector<bool> &,
+                            const Params &params) {
   SortParams s = sort_params(params, x[0].ndim());
   std::vector<size_t> which;
   for (size_t i = 0; i < x.size(); ++i)

@@ -2,7 +2,6 @@
 // custom_vjp), and the checks the typed transforms share.
 #include <algorithm>
 #include "strata/lax.h"
-#include "../control_flow_impl.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
 
@@ -32,22 +31,10 @@ public:
     std::vector<AbstractValue> in;
     for (const Array &x : inputs)
       in.push_back(abstract_of(x));
+    if (prim.has(kConcreteOutput)) // a trip-count bound: any value gives the same shapes
+      return concrete_placeholder(prim, in, params);
     std::vector<Array> out;
     for (const AbstractValue &a : prim.shape_rule(in, params))
-      out.push_back(make(a));
-    return out;
-  }
-  // Output avals from the op's rule; a trip-count bound is any concrete count (shapes do not
-  // depend on it).
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    if (cf.kind == ControlFlow::Kind::Bound)
-      return {abstract_bound(inputs[0])};
-    std::vector<AbstractValue> in;
-    for (const Array &x : inputs)
-      in.push_back(abstract_of(x));
-    std::vector<Array> out;
-    for (const AbstractValue &a : control_out_avals(cf, in))
       out.push_back(make(a));
     return out;
   }

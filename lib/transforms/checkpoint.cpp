@@ -29,7 +29,7 @@ const Primitive &name_p = [] () -> const Primitive & {
     return {rules::is_zero(t[0]) ? Array() : bind1(name_p, {t[0]}, params)};
   };
   p.vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
-             const Params &) -> std::vector<Array> { return {ct[0]}; };
+             const std::vector<bool> &, const Params &) -> std::vector<Array> { return {ct[0]}; };
   p.batch = rules::elementwise_batch_rule();
   return register_primitive(std::move(p));
 }();
@@ -90,8 +90,13 @@ public:
     std::vector<Array> vals;
     for (const Array &x : inputs)
       vals.push_back(unwrap(x));
+    // A trip-count bound stays concrete. Nothing inside a higher-order primitive (control
+    // flow) is saved: it runs one level down in the forward pass and in the replay alike, so
+    // both see the same saved values.
+    if (prim.has(kConcreteOutput))
+      return bind(prim, vals, params);
     std::vector<Array> outs;
-    bool save = active && saveable(policy, prim, vals, params);
+    bool save = active && !has_sub_functions(params) && saveable(policy, prim, vals, params);
     if (save && replay) {
       size_t n = bind_count(prim, vals, params);
       if (next + n > replay->size())
@@ -109,21 +114,6 @@ public:
     for (Array &o : outs)
       result.push_back(wrap(o));
     return result;
-  }
-
-  // Nothing inside control flow is saved: the op runs one level down in the forward pass and
-  // in the replay alike, so both see the same saved values. A trip-count bound stays concrete.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<Array> vals;
-    for (const Array &x : inputs)
-      vals.push_back(unwrap(x));
-    std::vector<Array> outs = bind_control(cf, vals);
-    if (cf.kind == ControlFlow::Kind::Bound)
-      return outs;
-    for (Array &o : outs)
-      o = wrap(o);
-    return outs;
   }
 
   // Number of outputs of a primitive application, from its shape rule.

@@ -4,7 +4,6 @@
 // (grad of grad, jvp of grad, vmap of grad).
 #include <unordered_map>
 
-#include "../control_flow_impl.h"
 #include "strata/lax.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
@@ -89,6 +88,19 @@ public:
                              const Params &params) override {
     Node node;
     bool any = unwrap(inputs, node.primals, node.in_ids);
+    if (any && prim.fwd_vjp && !prim.has(kNonDifferentiable)) {
+      // The rule runs the forward pass one level down and hands back the pullback.
+      std::vector<bool> wanted(node.in_ids.size());
+      for (size_t i = 0; i < wanted.size(); ++i)
+        wanted[i] = node.in_ids[i] >= 0;
+      FwdVjp r = prim.fwd_vjp(node.primals, wanted, params);
+      node.outs = std::move(r.outs);
+      node.call_vjp = std::move(r.pullback);
+      node.call_name = prim.name;
+      node.prim = &prim;
+      node.params = params;
+      return record(std::move(node));
+    }
     node.outs = bind(prim, node.primals, params);
     if (!any || prim.has(kNonDifferentiable))
       return node.outs;
@@ -153,20 +165,6 @@ public:
         return g;
       };
     }
-    return record(std::move(node));
-  }
-
-  // Control flow is one node: its forward pass is bound one level down and its backward pass
-  // is control flow again (control_vjp), so outer levels see loops, not unrolled bodies.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    Node node;
-    if (!unwrap(inputs, node.primals, node.in_ids))
-      return bind_control(cf, node.primals);
-    ControlVjp r = control_vjp(cf, node.primals);
-    node.outs = std::move(r.outs);
-    node.call_name = cf.name;
-    node.call_vjp = std::move(r.pullback);
     return record(std::move(node));
   }
 
@@ -287,8 +285,7 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
       std::vector<bool> wanted(n->in_ids.size());
       for (size_t i = 0; i < wanted.size(); ++i)
         wanted[i] = n->in_ids[i] >= 0;
-      rules::WantedScope scope(&wanted);
-      cin = n->prim->vjp(n->primals, n->outs, cts, n->params);
+      cin = n->prim->vjp(n->primals, n->outs, cts, wanted, n->params);
     }
     cin.resize(n->primals.size());
     for (size_t i = 0; i < n->primals.size(); ++i) {

@@ -1,5 +1,4 @@
 // Forward mode: the jvp level carries (primal, tangent) pairs and applies jvp rules.
-#include "../control_flow_impl.h"
 #include "strata/transforms.h"
 #include "transforms_impl.h"
 
@@ -167,26 +166,6 @@ public:
     return p;
   }
 
-  // A control-flow op of the jvp'd sub-functions, bound one level down (control_jvp).
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<Array> primals, tangents;
-    bool any = false;
-    for (const Array &x : inputs) {
-      auto *t = tracer_of<JvpTracer>(x, this);
-      primals.push_back(t ? t->primal : x);
-      tangents.push_back(t ? t->tangent : Array());
-      any |= t && t->tangent.valid();
-    }
-    if (!any)
-      return bind_control(cf, primals);
-    auto [outs, touts] = control_jvp(cf, primals, tangents);
-    for (size_t i = 0; i < outs.size(); ++i)
-      if (touts[i].valid() && is_floating(outs[i].dtype()))
-        outs[i] = wrap(outs[i], touts[i]);
-    return outs;
-  }
-
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
     std::vector<Array> primals, tangents;
@@ -203,11 +182,16 @@ public:
         tangents.emplace_back();
       }
     }
-    std::vector<Array> outs = bind(prim, primals, params);
-    if (!any_tangent)
-      return outs;
-    std::vector<Array> touts;
-    if (!prim.has(kNonDifferentiable)) {
+    std::vector<Array> outs, touts;
+    bool fused = any_tangent && prim.fwd_jvp && !prim.has(kNonDifferentiable);
+    if (fused) {
+      std::tie(outs, touts) = prim.fwd_jvp(primals, tangents, params);
+    } else {
+      outs = bind(prim, primals, params);
+      if (!any_tangent)
+        return outs;
+    }
+    if (!fused && !prim.has(kNonDifferentiable)) {
       if (!prim.jvp)
         fail(prim.name, "has no jvp rule");
       touts = prim.jvp(primals, tangents, outs, params);

@@ -119,12 +119,13 @@ JvpRule unary_jvp(UnaryDeriv d) {
 }
 
 VjpRule unary_vjp(UnaryDeriv d) {
-  return [d](std::span<const Array> primals, std::span<const Array> outs,
-             std::span<const Array> cts, const Params &params) -> std::vector<Array> {
-    if (!d || is_zero(cts[0]))
-      return {Array()};
-    return {lax::mul(cts[0], d(primals[0], outs[0], params))};
-  };
+  return
+      [d](std::span<const Array> primals, std::span<const Array> outs, std::span<const Array> cts,
+          const std::vector<bool> &, const Params &params) -> std::vector<Array> {
+        if (!d || is_zero(cts[0]))
+          return {Array()};
+        return {lax::mul(cts[0], d(primals[0], outs[0], params))};
+      };
 }
 
 JvpRule binary_jvp(BinaryDeriv d) {
@@ -139,24 +140,17 @@ JvpRule binary_jvp(BinaryDeriv d) {
 }
 
 VjpRule binary_vjp(BinaryDeriv d) {
-  return [d](std::span<const Array> primals, std::span<const Array> outs,
-             std::span<const Array> cts, const Params &) -> std::vector<Array> {
-    std::vector<Array> g(2);
-    if (is_zero(cts[0]))
-      return g;
-    for (int i = 0; i < 2; ++i)
-      if (cotangent_wanted(i))
-        g[i] = lax::mul(cts[0], d(primals[0], primals[1], outs[0], i));
-    return g;
-  };
+  return
+      [d](std::span<const Array> primals, std::span<const Array> outs, std::span<const Array> cts,
+          const std::vector<bool> &wanted, const Params &) -> std::vector<Array> {
+        std::vector<Array> g(2);
+        if (is_zero(cts[0]))
+          return g;
+        for (int i = 0; i < 2; ++i)
+          if (wanted[i])
+            g[i] = lax::mul(cts[0], d(primals[0], primals[1], outs[0], i));
+        return g;
+      };
 }
-
-namespace {
-thread_local const std::vector<bool> *t_wanted = nullptr;
-} // namespace
-
-bool cotangent_wanted(size_t i) { return !t_wanted || i >= t_wanted->size() || (*t_wanted)[i]; }
-WantedScope::WantedScope(const std::vector<bool> *wanted) : prev_(t_wanted) { t_wanted = wanted; }
-WantedScope::~WantedScope() { t_wanted = prev_; }
 
 } // namespace strata::rules

@@ -46,20 +46,6 @@ Array unbroadcast(const Array &ct, const Shape &operand_shape,
 
 namespace strata::rules {
 
-/// Whether the level running a vjp rule wants the cotangent of input i. Rules may skip the
-/// others (the grad level discards them anyway); this saves, e.g., a matmul per dot_general
-/// whose other operand is a constant.
-bool cotangent_wanted(size_t i);
-/// Sets the wanted inputs for the vjp rule called in its lifetime (nests).
-class WantedScope {
-public:
-  explicit WantedScope(const std::vector<bool> *wanted);
-  ~WantedScope();
-
-private:
-  const std::vector<bool> *prev_;
-};
-
 /// dy/dx of a unary elementwise primitive at x (with output `out`); nullptr: zero derivative.
 using UnaryDeriv = Array (*)(const Array &x, const Array &out, const Params &params);
 /// d out / d operand `which` (0 or 1) of a binary elementwise primitive.

@@ -1,5 +1,4 @@
 // Batching: the vmap level carries (value, batch axis) and applies batch rules.
-#include "../control_flow_impl.h"
 #include "strata/lax.h"
 #include "strata/ops.h"
 #include "strata/transforms.h"
@@ -60,21 +59,6 @@ public:
     for (size_t i = 0; i < outs.size(); ++i)
       result.push_back(out_dims[i] == kNotBatched ? outs[i] : wrap(outs[i], out_dims[i]));
     return result;
-  }
-
-  // Control flow of the batched sub-functions, bound one level down (control_batch).
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<Array> vals;
-    std::vector<int64_t> dims;
-    if (!unwrap(inputs, vals, dims))
-      return bind_control(cf, vals);
-    std::vector<int64_t> out_dims;
-    std::vector<Array> outs = control_batch(cf, axis_size, vals, dims, out_dims);
-    for (size_t i = 0; i < outs.size(); ++i)
-      if (out_dims[i] != kNotBatched)
-        outs[i] = wrap(outs[i], out_dims[i]);
-    return outs;
   }
 
   // A call stays a call under vmap: f and its rules are batched and the call is bound again

@@ -30,8 +30,10 @@ py::object param_value(const ParamValue &v) {
     // Sub-functions are shown as their description (name, signature, identity).
     py::object operator()(const SubFnRef &) const { return py::none(); }
     py::object operator()(const std::vector<SubFnRef> &) const { return py::none(); }
+    py::object operator()(const PolicyRef &) const { return py::none(); }
   };
-  if (std::holds_alternative<SubFnRef>(v) || std::holds_alternative<std::vector<SubFnRef>>(v))
+  if (std::holds_alternative<SubFnRef>(v) || std::holds_alternative<std::vector<SubFnRef>>(v) ||
+      std::holds_alternative<PolicyRef>(v))
     return py::str(Params{{"f", v}}.str().substr(2));
   return std::visit(V{}, v);
 }

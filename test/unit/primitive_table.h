@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "strata/callback.h"
+#include "strata/control_flow.h"
 #include "strata/transforms.h"
 #include "test_util.h"
 
@@ -34,6 +35,8 @@ struct Row {
   // Why the row's float64 operands cannot be float32 (empty: they can); the float32 variant of
   // the jit test checks that eager rejects them and skips with this reason.
   std::string rejects_float32;
+  // Why jit cannot compile the row on its own (the jit tests skip it, saying so); empty: it can.
+  std::string not_compiled;
 };
 
 // ---- Operand generators -----------------------------------------------------------------------
@@ -480,6 +483,58 @@ inline std::vector<Row> make_rows() {
                                      "pure_callback"});
          return host_callback(id, in);
        }});
+  // ---- Control flow: sub-functions built from public ops, each closing over an operand (a
+  // const of the primitive), so that every rule also carries consts.
+  add({"cond",
+       [](Rng &r) {
+         return std::vector<Array>{integers(r, {}, 0, 2), uniform(r, kS), uniform(r, kS)};
+       },
+       [](const std::vector<Array> &in) {
+         const Array &y = in[2];
+         std::vector<FlatFn> branches{
+             [y](const std::vector<Array> &o) { return std::vector<Array>{lax::sin(o[0]) * y}; },
+             [y](const std::vector<Array> &o) {
+               return std::vector<Array>{o[0] * y + lax::cos(y)};
+             },
+             [](const std::vector<Array> &o) { return std::vector<Array>{o[0] * o[0]}; }};
+         return lax::switch_flat(in[0], branches, {in[1]});
+       }});
+  add({"while",
+       [](Rng &r) {
+         return std::vector<Array>{integers(r, {}, 1, 3), uniform(r, kS), uniform(r, kS)};
+       },
+       [](const std::vector<Array> &in) {
+         const Array &n = in[0], &a = in[2];
+         FlatFn cond = [n](const std::vector<Array> &c) {
+           return std::vector<Array>{lax::lt(c[0], n)};
+         };
+         FlatFn body = [a](const std::vector<Array> &c) {
+           return std::vector<Array>{lax::add(c[0], Array(int32_t{1})),
+                                     lax::sin(c[1]) * a + c[1] * 0.5};
+         };
+         return lax::while_loop_flat(cond, body, {Array(int32_t{0}), in[1]});
+       }});
+  add({"scan",
+       [](Rng &r) {
+         return std::vector<Array>{uniform(r, {3}), uniform(r, {4, 3}), uniform(r, {3})};
+       },
+       [](const std::vector<Array> &in) {
+         const Array &w = in[2];
+         FlatFn body = [w](const std::vector<Array> &c) {
+           return std::vector<Array>{lax::tanh(c[0] * w + c[1]), c[0] * c[1]};
+         };
+         auto [carry, ys] = lax::scan_flat(body, {in[0]}, {in[1]});
+         return std::vector<Array>{carry[0], ys[0]};
+       }});
+  // An upper bound of its operand over vmap's batch (reverse mode of while reads it as a trip
+  // count): min(n, bound(n)) is n exactly when the bound holds, per example under vmap.
+  Row bound{"trip_count_bound", [](Rng &r) { return std::vector<Array>{integers(r, {}, 0, 9)}; },
+            [](const std::vector<Array> &in) {
+              Array b = bind1(*find_primitive("trip_count_bound"), {in[0]});
+              return std::vector<Array>{lax::min(in[0], b)};
+            }};
+  bound.not_compiled = "the bound is concrete only once its operand is: jit runs it op by op";
+  add(bound);
   return rows;
 }
 

@@ -12,6 +12,8 @@
 using namespace strata;
 using namespace strata::testutil;
 
+STRATA_TESTS_PRIMITIVES("cond", "while", "scan", "trip_count_bound");
+
 namespace {
 
 Array f64(double v) { return Array(v); }

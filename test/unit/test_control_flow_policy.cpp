@@ -37,27 +37,38 @@ public:
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
-    ++counts_->prims[prim.name];
-    DynamicOverride down(below_);
-    return bind(prim, std::vector<Array>(inputs.begin(), inputs.end()), params);
-  }
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    ControlFlow c = cf;
-    c.body = counted(cf.body);
-    c.cond_fn = counted(cf.cond_fn);
-    for (FlatFn &b : c.branches)
-      b = counted(b);
+    std::vector<Array> in(inputs.begin(), inputs.end());
+    if (!prim.has(kControlFlow)) {
+      ++counts_->prims[prim.name];
+      DynamicOverride down(below_);
+      return strata::bind(prim, in, params);
+    }
+    Params p = params;
+    for (const auto &[name, value] : params.items()) {
+      if (const auto *f = std::get_if<SubFnRef>(&value))
+        p.set(name, counted(*f));
+      else if (const auto *fs = std::get_if<std::vector<SubFnRef>>(&value)) {
+        std::vector<SubFnRef> c;
+        for (const SubFnRef &g : *fs)
+          c.push_back(counted(g));
+        p.set(name, c);
+      }
+    }
     std::vector<Array> outs;
     {
       DynamicOverride down(below_);
-      outs = bind_control(c, std::vector<Array>(inputs.begin(), inputs.end()));
+      outs = strata::bind(prim, in, p);
     }
-    if (cf.kind == ControlFlow::Kind::Scan)
+    if (prim.name == "scan")
       counts_->scans.push_back(outs);
     return outs;
   }
 
+  SubFnRef counted(const SubFnRef &f) const {
+    auto c = std::make_shared<SubFn>(*f);
+    c->fn = counted(f->fn);
+    return c;
+  }
   FlatFn counted(FlatFn f) const {
     if (!f)
       return f;
