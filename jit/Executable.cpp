@@ -9,7 +9,7 @@
 #include "runtime/host/HostCallback.h"
 #include "strata/device.h"
 
-#include "buffer_impl.h"
+#include "strata/internal/buffer.h"
 
 namespace strata::rt {
 

@@ -19,10 +19,10 @@
 #include "jit/DiskCache.h"
 #include "jit/GpuExecutable.h"
 #include "jit/Staging.h"
-#include "buffer_impl.h"
+#include "strata/internal/buffer.h"
 #include "strata/device.h"
 #include "strata/error.h"
-#include "trace_impl.h"
+#include "strata/internal/trace.h"
 
 namespace strata {
 namespace {

@@ -12,7 +12,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "strata/error.h"
-#include "trace_impl.h"
+#include "strata/internal/trace.h"
 
 namespace strata::rt {
 namespace {

@@ -93,7 +93,7 @@ enum Trait : uint32_t {
   kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
   kSideEffect = 1u << 8,
   kControlFlow = 1u << 9,     // structured control flow: its sub-functions become op regions
-  kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see trace_impl.h)
+  kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see strata/internal/trace.h)
 };
 
 struct Primitive;

@@ -4,9 +4,9 @@
 #include <memory>
 #include <mutex>
 
-#include "../elementwise_impl.h"
-#include "../trace_impl.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "strata/internal/trace.h"
+#include "primitives/rules_impl.h"
 #include "strata/callback.h"
 #include "strata/lax.h"
 #include "strata/ops.h"

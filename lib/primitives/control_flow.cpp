@@ -33,9 +33,9 @@
 #include <memory>
 #include <optional>
 
-#include "../control_flow_impl.h"
-#include "../transforms/closure.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/control_flow_impl.h"
+#include "trace/closure.h"
+#include "primitives/rules_impl.h"
 #include "strata/control_flow.h"
 #include "strata/lax.h"
 #include "strata/ops.h"

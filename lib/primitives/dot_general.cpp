@@ -8,10 +8,10 @@
 #include <optional>
 
 #include <blis.h>
-#include "../elementwise_impl.h"
-#include "../thread_pool.h"
-#include "../transforms/rules_impl.h"
-#include "../blas_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "strata/internal/thread_pool.h"
+#include "primitives/rules_impl.h"
+#include "strata/internal/blas.h"
 #include "strata/lax.h"
 
 namespace strata {

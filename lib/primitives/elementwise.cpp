@@ -7,9 +7,9 @@
 #include <limits>
 #include <numeric>
 
-#include "../bessel_coefficients.h"
-#include "../elementwise_impl.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/bessel_coefficients.h"
+#include "primitives/elementwise_impl.h"
+#include "primitives/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {

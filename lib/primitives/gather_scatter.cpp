@@ -6,10 +6,10 @@
 #include <numeric>
 #include <string>
 
-#include "../elementwise_impl.h"
-#include "../kernels_impl.h"
-#include "../thread_pool.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "primitives/kernels_impl.h"
+#include "strata/internal/thread_pool.h"
+#include "primitives/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {

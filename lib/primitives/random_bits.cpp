@@ -2,8 +2,8 @@
 // bitcast_convert_type.
 #include <cstring>
 
-#include "../elementwise_impl.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "primitives/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <memory>
 
-#include "../elementwise_impl.h"
-#include "../thread_pool.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "strata/internal/thread_pool.h"
+#include "primitives/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "../elementwise_impl.h"
-#include "../transforms/rules_impl.h"
+#include "primitives/elementwise_impl.h"
+#include "primitives/rules_impl.h"
 #include "strata/lax.h"
 
 namespace strata {

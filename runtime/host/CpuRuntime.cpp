@@ -5,11 +5,11 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "runtime/host/HostCallback.h"
 
-#include "blas_impl.h"
+#include "strata/internal/blas.h"
 
 #include "strata/export.h"
 
-/// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see blas_impl.h).
+/// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see strata/internal/blas.h).
 /// Exported (in libstrata_jit) so that mlir-runner can run strata-lower-to-cpu's output too
 /// (test/Transforms/strata-lower-to-cpu-exec.mlir); jit resolves it through its symbol table.
 extern "C" STRATA_EXPORT void strata_rt_gemm(int64_t bits, int64_t batch, int64_t m, int64_t n,

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "test_util.h"
-#include "thread_pool.h"
-#include "trace_impl.h"
+#include "strata/internal/thread_pool.h"
+#include "strata/internal/trace.h"
 
 using namespace strata;
 using testutil::expect_error;

@@ -8,7 +8,7 @@
 #include "strata/control_flow.h"
 #include "strata/transforms.h"
 #include "test_util.h"
-#include "trace_impl.h"
+#include "strata/internal/trace.h"
 
 using namespace strata;
 using namespace strata::testutil;

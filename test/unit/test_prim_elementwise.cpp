@@ -13,7 +13,7 @@
 
 #include "strata/transforms.h"
 #include "test_util.h"
-#include "thread_pool.h"
+#include "strata/internal/thread_pool.h"
 
 using namespace strata;
 

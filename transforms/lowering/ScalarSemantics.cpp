@@ -1,7 +1,7 @@
 // The scalar semantics of Strata's primitives as arith/math/scf ops (ScalarSemantics.h).
 #include "transforms/lowering/ScalarSemantics.h"
 
-#include "lib/bessel_coefficients.h"
+#include "lib/primitives/bessel_coefficients.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

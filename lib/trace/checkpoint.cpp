@@ -5,9 +5,9 @@
 // below the grad level of the replay.
 #include <algorithm>
 
-#include "../control_flow_impl.h"
+#include "primitives/control_flow_impl.h"
 #include "strata/lax.h"
-#include "transforms_impl.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {

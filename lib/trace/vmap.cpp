@@ -2,7 +2,7 @@
 #include "strata/lax.h"
 #include "strata/ops.h"
 #include "strata/transforms.h"
-#include "transforms_impl.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {

@@ -8,14 +8,14 @@
 #include <cstring>
 #include <sstream>
 
-#include "allocator_impl.h"
-#include "buffer_impl.h"
-#include "device_impl.h"
-#include "kernels_impl.h"
+#include "core/allocator_impl.h"
+#include "strata/internal/buffer.h"
+#include "core/device_impl.h"
+#include "primitives/kernels_impl.h"
 #include "strata/device.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
-#include "trace_impl.h"
+#include "strata/internal/trace.h"
 
 namespace strata {
 

@@ -1,5 +1,5 @@
 // The per-thread trace stack.
-#include "../trace_impl.h"
+#include "strata/internal/trace.h"
 
 #include <mutex>
 #include <set>

@@ -6,8 +6,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels_impl.h"
-#include "thread_pool.h"
+#include "primitives/kernels_impl.h"
+#include "strata/internal/thread_pool.h"
 
 namespace strata {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include "strata/lax.h"
 #include "strata/transforms.h"
-#include "transforms_impl.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {

@@ -10,12 +10,12 @@
 // runs, a SubstLevel, a dynamic level, receives every primitive bound and replaces the captured
 // tracers by the values passed in. That is the closure conversion a jaxpr would give, done on
 // C++ closures.
-#include "closure.h"
+#include "trace/closure.h"
 
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../trace_impl.h"
+#include "strata/internal/trace.h"
 #include "strata/error.h"
 #include "strata/ops.h"
 

@@ -1,10 +1,10 @@
 // Device registry, placement (device_put) and eager dispatch to a device runtime.
-#include "device_impl.h"
+#include "core/device_impl.h"
 
 #include <cstring>
 #include <mutex>
 
-#include "buffer_impl.h"
+#include "strata/internal/buffer.h"
 #include "strata/error.h"
 
 namespace strata {

@@ -1,6 +1,6 @@
 // Forward mode: the jvp level carries (primal, tangent) pairs and applies jvp rules.
 #include "strata/transforms.h"
-#include "transforms_impl.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {

@@ -9,11 +9,11 @@
 #include <map>
 #include <mutex>
 
-#include "buffer_impl.h"
-#include "device_impl.h"
-#include "kernels_impl.h"
+#include "strata/internal/buffer.h"
+#include "core/device_impl.h"
+#include "primitives/kernels_impl.h"
 #include "strata/transforms.h"
-#include "trace_impl.h"
+#include "strata/internal/trace.h"
 
 namespace strata {
 

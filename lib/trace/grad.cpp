@@ -6,7 +6,7 @@
 
 #include "strata/lax.h"
 #include "strata/transforms.h"
-#include "transforms_impl.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {

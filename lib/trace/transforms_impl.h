@@ -2,8 +2,8 @@
 #pragma once
 
 #include "strata/transforms.h"
-#include "../trace_impl.h"
-#include "rules_impl.h"
+#include "strata/internal/trace.h"
+#include "primitives/rules_impl.h"
 
 namespace strata {
 

@@ -10,9 +10,9 @@
 
 #include <algorithm>
 
-#include "control_flow_impl.h"
+#include "primitives/control_flow_impl.h"
 #include "strata/lax.h"
-#include "transforms/closure.h"
+#include "trace/closure.h"
 
 namespace strata {
 namespace {

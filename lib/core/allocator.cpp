@@ -1,5 +1,5 @@
 // Host allocator: exact size-class reuse of freed large blocks, bounded in total bytes.
-#include "allocator_impl.h"
+#include "core/allocator_impl.h"
 
 #include <cstdlib>
 #include <map>

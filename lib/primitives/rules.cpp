@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "rules_impl.h"
+#include "primitives/rules_impl.h"
 #include "strata/ops.h"
 
 namespace strata::rules {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "trace_impl.h"
-#include "transforms/transforms_impl.h"
+#include "strata/internal/trace.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 

@@ -1,5 +1,5 @@
 // The fork-join pool behind parallel_for.
-#include "thread_pool.h"
+#include "strata/internal/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
