@@ -5,9 +5,9 @@
 #include <mutex>
 
 #include "primitives/elementwise_impl.h"
-#include "strata/internal/trace.h"
 #include "primitives/rules_impl.h"
 #include "strata/callback.h"
+#include "strata/internal/trace.h"
 #include "strata/lax.h"
 #include "strata/ops.h"
 
@@ -96,55 +96,58 @@ void check_differentiable(const Params &params, const char *rule, const char *wr
          " to differentiate a function that calls one");
 }
 
-const Primitive &host_callback_p = []() -> const Primitive & {
-  Primitive p;
-  p.name = "host_callback";
-  p.traits = kSideEffect;
-  p.shape_rule = [](std::span<const AbstractValue>, const Params &params) {
-    return host_callback_at(params.get_int("callback_id")).results;
-  };
-  p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue>) {
-    return run_host_callback(params.get_int("callback_id"),
-                             std::vector<Array>(in.begin(), in.end()));
-  };
-  // A debug callback has no results, so no tangents: jvp and grad run it on the primals (the
-  // level binds it one level down). A pure callback's derivative is unknown.
-  p.jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array> outs,
-             const Params &params) {
-    check_differentiable(params, "jvp", "custom_jvp");
-    return std::vector<Array>(outs.size());
-  };
-  p.vjp = [](std::span<const Array> primals, std::span<const Array>, std::span<const Array>,
-             const std::vector<bool> &, const Params &params) {
-    check_differentiable(params, "transpose", "custom_vjp");
-    return std::vector<Array>(primals.size());
-  };
-  p.batch = [](const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
-               const Params &params, std::vector<int64_t> &out_dims) {
-    int64_t id = params.get_int("callback_id");
-    std::vector<bool> batched;
-    for (int64_t d : dims)
-      batched.push_back(d != kNotBatched);
-    HostCallback b = batched_callback(id, batched, ctx.axis_size);
-    VmapMethod method = b.debug ? VmapMethod::Sequential : b.vmap_method;
-    std::vector<Array> args;
-    for (size_t i = 0; i < vals.size(); ++i) {
-      Array x = batched[i] ? rules::move_axis(vals[i], dims[i], 0) : vals[i];
-      if (!batched[i] && method == VmapMethod::ExpandDims) {
-        Shape s = x.shape();
-        s.insert(s.begin(), 1);
-        x = lax::reshape(x, s);
-      } else if (!batched[i] && method == VmapMethod::BroadcastAll) {
-        x = rules::batch_to_front(x, kNotBatched, ctx.axis_size);
-      }
-      args.push_back(x);
-    }
-    std::vector<Array> outs = host_callback(register_host_callback(std::move(b)), args);
-    out_dims.assign(outs.size(), 0);
-    return outs;
-  };
-  return register_primitive(std::move(p));
-}();
+const Primitive &host_callback_p = register_primitive({
+    .name = "host_callback",
+    .traits = kSideEffect,
+    .shape_rule =
+        [](std::span<const AbstractValue>, const Params &params) {
+          return host_callback_at(params.get_int("callback_id")).results;
+        },
+    .impl =
+        [](std::span<const Array> in, const Params &params, std::span<const AbstractValue>) {
+          return run_host_callback(params.get_int("callback_id"),
+                                   std::vector<Array>(in.begin(), in.end()));
+        },
+    // A debug callback has no results, so no tangents: jvp and grad run it on the primals (the
+    // level binds it one level down). A pure callback's derivative is unknown.
+    .jvp =
+        [](std::span<const Array>, std::span<const Array>, std::span<const Array> outs,
+           const Params &params) {
+          check_differentiable(params, "jvp", "custom_jvp");
+          return std::vector<Array>(outs.size());
+        },
+    .vjp =
+        [](std::span<const Array> primals, std::span<const Array>, std::span<const Array>,
+           const std::vector<bool> &, const Params &params) {
+          check_differentiable(params, "transpose", "custom_vjp");
+          return std::vector<Array>(primals.size());
+        },
+    .batch =
+        [](const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
+           const Params &params, std::vector<int64_t> &out_dims) {
+          int64_t id = params.get_int("callback_id");
+          std::vector<bool> batched;
+          for (int64_t d : dims)
+            batched.push_back(d != kNotBatched);
+          HostCallback b = batched_callback(id, batched, ctx.axis_size);
+          VmapMethod method = b.debug ? VmapMethod::Sequential : b.vmap_method;
+          std::vector<Array> args;
+          for (size_t i = 0; i < vals.size(); ++i) {
+            Array x = batched[i] ? rules::move_axis(vals[i], dims[i], 0) : vals[i];
+            if (!batched[i] && method == VmapMethod::ExpandDims) {
+              Shape s = x.shape();
+              s.insert(s.begin(), 1);
+              x = lax::reshape(x, s);
+            } else if (!batched[i] && method == VmapMethod::BroadcastAll) {
+              x = rules::batch_to_front(x, kNotBatched, ctx.axis_size);
+            }
+            args.push_back(x);
+          }
+          std::vector<Array> outs = host_callback(register_host_callback(std::move(b)), args);
+          out_dims.assign(outs.size(), 0);
+          return outs;
+        },
+});
 
 } // namespace
 

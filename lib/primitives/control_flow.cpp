@@ -34,11 +34,11 @@
 #include <optional>
 
 #include "primitives/control_flow_impl.h"
-#include "trace/closure.h"
 #include "primitives/rules_impl.h"
 #include "strata/control_flow.h"
 #include "strata/lax.h"
 #include "strata/ops.h"
+#include "trace/closure.h"
 
 namespace strata {
 namespace {

@@ -7,12 +7,12 @@
 #include <numeric>
 #include <optional>
 
-#include <blis.h>
 #include "primitives/elementwise_impl.h"
-#include "strata/internal/thread_pool.h"
 #include "primitives/rules_impl.h"
 #include "strata/internal/blas.h"
+#include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
+#include <blis.h>
 
 namespace strata {
 namespace {
@@ -47,8 +47,7 @@ std::vector<int64_t> free_dims(size_t rank, const std::vector<int64_t> &batch,
   return out;
 }
 
-std::vector<AbstractValue> dot_shape_rule(std::span<const AbstractValue> in,
-                                          const Params &params) {
+std::vector<AbstractValue> dot_shape_rule(std::span<const AbstractValue> in, const Params &params) {
   expect_arity(kOp, in, 2);
   const AbstractValue &lhs = in[0], &rhs = in[1];
   if (lhs.dtype != rhs.dtype)
@@ -249,13 +248,14 @@ void loop_matmul(const C *a, const C *w, C *c, int64_t nb, int64_t m, int64_t k,
 
 // gemm through BLIS's typed API with a per-call thread count (BLIS's global count is
 // process-wide, and waking its OpenMP team for a tiny product costs more than the product).
-template <class T> void gemm(int threads, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                             const T *a, int64_t lda, const T *b, int64_t ldb, T *c,
-                             int64_t ldc) {
+template <class T>
+void gemm(int threads, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
+          const T *b, int64_t ldb, T *c, int64_t ldc) {
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(threads, &rntm);
   T one = 1, zero = 0;
-  trans_t tra = ta ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trb = tb ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
+  trans_t tra = ta ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
+          trb = tb ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
   if constexpr (std::is_same_v<T, float>)
     bli_sgemm_ex(tra, trb, m, n, k, &one, const_cast<T *>(a), lda, 1, const_cast<T *>(b), ldb, 1,
                  &zero, c, ldc, 1, nullptr, &rntm);
@@ -270,8 +270,8 @@ int gemm_threads(int64_t m, int64_t n, int64_t k) {
 
 /// BLIS's typed gemm with general strides: c += a * b.
 template <class T>
-void gemm_general(int threads, int64_t m, int64_t n, int64_t k, const GemmArg &a,
-                  const GemmArg &b, const GemmArg &c, int64_t i, bool accumulate) {
+void gemm_general(int threads, int64_t m, int64_t n, int64_t k, const GemmArg &a, const GemmArg &b,
+                  const GemmArg &c, int64_t i, bool accumulate) {
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(threads, &rntm);
   T one = 1, beta = accumulate ? 1 : 0;
@@ -320,8 +320,7 @@ template <class CT> GemmOperand<CT> prepare(const Operand &o, bool force_pack) {
 }
 
 template <class CT>
-void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int64_t k,
-               int64_t n) {
+void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int64_t k, int64_t n) {
   int64_t nb = lhs.nb, total = nb * m * n;
   if (total == 0)
     return;
@@ -451,7 +450,8 @@ Array transpose_operand(const Array &g, const Array &x, const Array &y,
     contracted.push_back(xc[i]);
   auto perm_for = [&](bool y_first) {
     std::vector<int64_t> order = xb;
-    const std::vector<int64_t> &a = y_first ? contracted : x_kept, &b = y_first ? x_kept : contracted;
+    const std::vector<int64_t> &a = y_first ? contracted : x_kept,
+                               &b = y_first ? x_kept : contracted;
     order.insert(order.end(), a.begin(), a.end());
     order.insert(order.end(), b.begin(), b.end());
     std::vector<int64_t> perm(order.size());
@@ -500,11 +500,11 @@ std::vector<Array> dot_vjp(std::span<const Array> x, std::span<const Array>,
   lax::DotDimensionNumbers d = dot_dims(params);
   std::vector<Array> g(2);
   if (wanted[0])
-    g[0] = transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting,
-                             d.lhs_batch, d.rhs_batch, false);
+    g[0] = transpose_operand(ct[0], x[0], x[1], d.lhs_contracting, d.rhs_contracting, d.lhs_batch,
+                             d.rhs_batch, false);
   if (wanted[1])
-    g[1] = transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting,
-                             d.rhs_batch, d.lhs_batch, true);
+    g[1] = transpose_operand(ct[0], x[1], x[0], d.rhs_contracting, d.lhs_contracting, d.rhs_batch,
+                             d.lhs_batch, true);
   return g;
 }
 
@@ -547,17 +547,14 @@ std::vector<Array> dot_batch(const BatchContext &, std::span<const Array> vals,
   return {lax::dot_general(vals[0], vals[1], d, preferred_type(params))};
 }
 
-const Primitive &dot_general_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = kOp;
-  p.traits = kNone;
-  p.shape_rule = dot_shape_rule;
-  p.impl = dot_impl;
-  p.jvp = dot_jvp;
-  p.vjp = dot_vjp;
-  p.batch = dot_batch;
-  return register_primitive(std::move(p));
-}();
+const Primitive &dot_general_p = register_primitive({
+    .name = kOp,
+    .shape_rule = dot_shape_rule,
+    .impl = dot_impl,
+    .jvp = dot_jvp,
+    .vjp = dot_vjp,
+    .batch = dot_batch,
+});
 
 } // namespace
 

@@ -17,23 +17,35 @@ namespace strata {
 // ---- Shared rules -------------------------------------------------------------------------------
 bool accepts(Accepts a, DType t) {
   switch (a) {
-  case Accepts::Float: return is_floating(t);
-  case Accepts::Numeric: return is_floating(t) || is_integer(t);
-  case Accepts::Signed: return is_floating(t) || is_signed_integer(t);
-  case Accepts::Integer: return is_integer(t);
-  case Accepts::IntOrBool: return is_integer(t) || is_bool(t);
-  case Accepts::Any: return true;
+  case Accepts::Float:
+    return is_floating(t);
+  case Accepts::Numeric:
+    return is_floating(t) || is_integer(t);
+  case Accepts::Signed:
+    return is_floating(t) || is_signed_integer(t);
+  case Accepts::Integer:
+    return is_integer(t);
+  case Accepts::IntOrBool:
+    return is_integer(t) || is_bool(t);
+  case Accepts::Any:
+    return true;
   }
   return false;
 }
 std::string_view accepts_str(Accepts a) {
   switch (a) {
-  case Accepts::Float: return "floating-point";
-  case Accepts::Numeric: return "integer or floating-point";
-  case Accepts::Signed: return "signed integer or floating-point";
-  case Accepts::Integer: return "integer";
-  case Accepts::IntOrBool: return "integer or bool";
-  case Accepts::Any: return "any";
+  case Accepts::Float:
+    return "floating-point";
+  case Accepts::Numeric:
+    return "integer or floating-point";
+  case Accepts::Signed:
+    return "signed integer or floating-point";
+  case Accepts::Integer:
+    return "integer";
+  case Accepts::IntOrBool:
+    return "integer or bool";
+  case Accepts::Any:
+    return "any";
   }
   return "";
 }
@@ -77,53 +89,53 @@ namespace {
 // ---- Definers -----------------------------------------------------------------------------------
 template <Accepts A, bool BoolOut = false, class F>
 const Primitive &def_unary(const char *name, uint32_t traits, rules::UnaryDeriv deriv, F f) {
-  Primitive p;
-  p.name = name;
-  p.traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0);
-  p.jvp = rules::unary_jvp(deriv);
-  p.vjp = rules::unary_vjp(deriv);
-  p.batch = rules::elementwise_batch_rule();
-  p.shape_rule = [name](std::span<const AbstractValue> in, const Params &) {
-    return unary_shape_rule(name, A, BoolOut, in);
-  };
-  p.impl = [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
-    Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if constexpr (accepts_v<A, T>()) {
-        using U = std::conditional_t<BoolOut, bool, T>;
-        map_unary(in[0].data<T>(), static_cast<U *>(y.mutable_data()), y.size(),
-                  [&](compute_t<T> c) { return f(c); });
-      }
-    });
-    return std::vector<Array>{y};
-  };
-  return register_primitive(std::move(p));
+  return register_primitive({
+      .name = name,
+      .traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0),
+      .shape_rule = [name](std::span<const AbstractValue> in,
+                           const Params &) { return unary_shape_rule(name, A, BoolOut, in); },
+      .impl =
+          [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+            Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+            STRATA_DISPATCH(in[0].dtype(), T, {
+              if constexpr (accepts_v<A, T>()) {
+                using U = std::conditional_t<BoolOut, bool, T>;
+                map_unary(in[0].data<T>(), static_cast<U *>(y.mutable_data()), y.size(),
+                          [&](compute_t<T> c) { return f(c); });
+              }
+            });
+            return std::vector<Array>{y};
+          },
+      .jvp = rules::unary_jvp(deriv),
+      .vjp = rules::unary_vjp(deriv),
+      .batch = rules::elementwise_batch_rule(),
+  });
 }
 
 template <Accepts A, bool BoolOut = false, class F>
 const Primitive &def_binary(const char *name, uint32_t traits, rules::BinaryDeriv deriv, F f,
                             JvpRule jvp = {}, VjpRule vjp = {}) {
-  Primitive p;
-  p.name = name;
-  p.traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0);
-  p.jvp = jvp ? jvp : rules::binary_jvp(deriv);
-  p.vjp = vjp ? vjp : rules::binary_vjp(deriv);
-  p.batch = rules::elementwise_batch_rule();
-  p.shape_rule = [name](std::span<const AbstractValue> in, const Params &) {
-    return binary_shape_rule(name, A, BoolOut, in);
-  };
-  p.impl = [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
-    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if constexpr (accepts_v<A, T>()) {
-        using U = std::conditional_t<BoolOut, bool, T>;
-        map_binary(in[0].data<T>(), in[1].data<T>(), static_cast<U *>(z.mutable_data()), z.size(),
-                   [&](compute_t<T> a, compute_t<T> b) { return f(a, b); });
-      }
-    });
-    return std::vector<Array>{z};
-  };
-  return register_primitive(std::move(p));
+  return register_primitive({
+      .name = name,
+      .traits = traits | kElementwise | kFusible | (BoolOut ? kComparison | kNonDifferentiable : 0),
+      .shape_rule = [name](std::span<const AbstractValue> in,
+                           const Params &) { return binary_shape_rule(name, A, BoolOut, in); },
+      .impl =
+          [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+            Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+            STRATA_DISPATCH(in[0].dtype(), T, {
+              if constexpr (accepts_v<A, T>()) {
+                using U = std::conditional_t<BoolOut, bool, T>;
+                map_binary(in[0].data<T>(), in[1].data<T>(), static_cast<U *>(z.mutable_data()),
+                           z.size(), [&](compute_t<T> a, compute_t<T> b) { return f(a, b); });
+              }
+            });
+            return std::vector<Array>{z};
+          },
+      .jvp = jvp ? jvp : rules::binary_jvp(deriv),
+      .vjp = vjp ? vjp : rules::binary_vjp(deriv),
+      .batch = rules::elementwise_batch_rule(),
+  });
 }
 
 // Two's-complement wrapping for signed integer arithmetic (C++ leaves overflow undefined).
@@ -210,9 +222,10 @@ double erf_inv_f64(double x) {
   return std::copysign(y, x);
 }
 
-// ---- Special functions ----------------------------------------------------------------------------
-// In double precision for every float dtype (f16/bf16/f32 round the double result), by the
-// algorithms that LowerToLinalg.cpp emits for the compiled path.
+// ---- Special functions
+// ---------------------------------------------------------------------------- In double precision
+// for every float dtype (f16/bf16/f32 round the double result), by the algorithms that
+// LowerToLinalg.cpp emits for the compiled path.
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -235,9 +248,9 @@ double digamma_f64(double x) {
   }
   double z = 1 / (x * x);
   double series =
-      z * (1.0 / 12 -
-           z * (1.0 / 120 -
-                z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+      z * (1.0 / 12 - z * (1.0 / 120 -
+                           z * (1.0 / 252 -
+                                z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
   return acc + std::log(x) - 0.5 / x - series;
 }
 
@@ -492,10 +505,10 @@ double betainc_f64(double a, double b, double x) {
       break;
   }
   double lbeta_small = std::lgamma(b) - std::lgamma(a + b);
-  double factor = a < 2 * std::numeric_limits<double>::min()
-                      ? std::exp(std::log1p(-x) * b - lbeta_small)
-                      : std::exp(std::log(x) * a + std::log1p(-x) * b - lbeta_small -
-                                 std::lgamma(a)) / a;
+  double factor =
+      a < 2 * std::numeric_limits<double>::min()
+          ? std::exp(std::log1p(-x) * b - lbeta_small)
+          : std::exp(std::log(x) * a + std::log1p(-x) * b - lbeta_small - std::lgamma(a)) / a;
   double r = h * factor;
   return flip ? 1 - r : r;
 }
@@ -509,160 +522,220 @@ template <class C, class F> C via_f64(F f, C x, C y) {
 
 // ---- Unary --------------------------------------------------------------------------------------
 const Primitive &neg_p = def_unary<Accepts::Numeric>(
-    "neg", kLinear, [](const Array &x, const Array &out, const Params &) -> Array { return rules::full_like(x, -1); },
+    "neg", kLinear,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return rules::full_like(x, -1);
+    },
     [](auto x) {
-  using C = decltype(x);
-  if constexpr (std::is_floating_point_v<C>)
-    return -x; // not 0 - x, which gives +0 for +0
-  else
-    return wrap(C(0), x, [](auto a, auto b) { return a - b; });
-});
+      using C = decltype(x);
+      if constexpr (std::is_floating_point_v<C>)
+        return -x; // not 0 - x, which gives +0 for +0
+      else
+        return wrap(C(0), x, [](auto a, auto b) { return a - b; });
+    });
 const Primitive &abs_p = def_unary<Accepts::Numeric>(
-    "abs", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sign(x); },
+    "abs", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array { return lax::sign(x); },
     [](auto x) {
-  using C = decltype(x);
-  if constexpr (std::is_unsigned_v<C>)
-    return x;
-  else if constexpr (std::is_floating_point_v<C>)
-    return std::fabs(x);
-  else
-    return x < 0 ? wrap(C(0), x, [](auto a, auto b) { return a - b; }) : x;
-});
-const Primitive &sign_p = def_unary<Accepts::Numeric>(
-    "sign", kNone, nullptr,
-    [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_unsigned_v<C>)
+        return x;
+      else if constexpr (std::is_floating_point_v<C>)
+        return std::fabs(x);
+      else
+        return x < 0 ? wrap(C(0), x, [](auto a, auto b) { return a - b; }) : x;
+    });
+const Primitive &sign_p = def_unary<Accepts::Numeric>("sign", kNone, nullptr, [](auto x) {
   using C = decltype(x);
   // NaN and both zeros map to themselves (XLA keeps the sign of -0).
   return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
 });
 const Primitive &floor_p =
-    def_unary<Accepts::Float>(
-    "floor", kNone, nullptr,
-    [](auto x) { return std::floor(x); });
+    def_unary<Accepts::Float>("floor", kNone, nullptr, [](auto x) { return std::floor(x); });
 const Primitive &ceil_p =
-    def_unary<Accepts::Float>(
-    "ceil", kNone, nullptr,
-    [](auto x) { return std::ceil(x); });
-const Primitive &round_p = def_unary<Accepts::Float>(
-    "round", kNone, nullptr,
-    [](auto x) {
+    def_unary<Accepts::Float>("ceil", kNone, nullptr, [](auto x) { return std::ceil(x); });
+const Primitive &round_p = def_unary<Accepts::Float>("round", kNone, nullptr, [](auto x) {
   return std::nearbyint(x); // the default rounding mode: half to even
 });
-const Primitive &exp_p =
-    def_unary<Accepts::Float>(
+const Primitive &exp_p = def_unary<Accepts::Float>(
     "exp", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return out; },
     [](auto x) { return std::exp(x); });
-const Primitive &log_p =
-    def_unary<Accepts::Float>(
-    "log", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 1), x); },
+const Primitive &log_p = def_unary<Accepts::Float>(
+    "log", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::div(rules::full_like(x, 1), x);
+    },
     [](auto x) { return std::log(x); });
-const Primitive &log1p_p =
-    def_unary<Accepts::Float>(
-    "log1p", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), x)); },
+const Primitive &log1p_p = def_unary<Accepts::Float>(
+    "log1p", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), x));
+    },
     [](auto x) { return std::log1p(x); });
-const Primitive &expm1_p =
-    def_unary<Accepts::Float>(
-    "expm1", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::add(out, rules::full_like(x, 1)); },
+const Primitive &expm1_p = def_unary<Accepts::Float>(
+    "expm1", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::add(out, rules::full_like(x, 1));
+    },
     [](auto x) { return std::expm1(x); });
-const Primitive &sqrt_p =
-    def_unary<Accepts::Float>(
-    "sqrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::div(rules::full_like(x, 0.5), out); },
+const Primitive &sqrt_p = def_unary<Accepts::Float>(
+    "sqrt", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::div(rules::full_like(x, 0.5), out);
+    },
     [](auto x) { return std::sqrt(x); });
 const Primitive &rsqrt_p = def_unary<Accepts::Float>(
-    "rsqrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, -0.5), lax::div(out, x)); },
+    "rsqrt", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, -0.5), lax::div(out, x));
+    },
     [](auto x) {
-  using C = decltype(x);
-  return C(1) / std::sqrt(x);
-});
-const Primitive &sin_p =
-    def_unary<Accepts::Float>(
-    "sin", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::cos(x); },
+      using C = decltype(x);
+      return C(1) / std::sqrt(x);
+    });
+const Primitive &sin_p = def_unary<Accepts::Float>(
+    "sin", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array { return lax::cos(x); },
     [](auto x) { return std::sin(x); });
-const Primitive &cos_p =
-    def_unary<Accepts::Float>(
-    "cos", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::neg(lax::sin(x)); },
+const Primitive &cos_p = def_unary<Accepts::Float>(
+    "cos", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array { return lax::neg(lax::sin(x)); },
     [](auto x) { return std::cos(x); });
-const Primitive &tan_p =
-    def_unary<Accepts::Float>(
-    "tan", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::add(rules::full_like(x, 1), lax::mul(out, out)); },
+const Primitive &tan_p = def_unary<Accepts::Float>(
+    "tan", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::add(rules::full_like(x, 1), lax::mul(out, out));
+    },
     [](auto x) { return std::tan(x); });
-const Primitive &tanh_p =
-    def_unary<Accepts::Float>(
-    "tanh", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sub(rules::full_like(x, 1), lax::mul(out, out)); },
+const Primitive &tanh_p = def_unary<Accepts::Float>(
+    "tanh", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::sub(rules::full_like(x, 1), lax::mul(out, out));
+    },
     [](auto x) { return std::tanh(x); });
 const Primitive &logistic_p = def_unary<Accepts::Float>(
-    "logistic", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(out, lax::sub(rules::full_like(x, 1), out)); },
+    "logistic", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(out, lax::sub(rules::full_like(x, 1), out));
+    },
     [](auto x) {
-  using C = decltype(x);
-  if (x >= C(0))
-    return C(1) / (C(1) + std::exp(-x));
-  C e = std::exp(x);
-  return e / (C(1) + e);
-});
-const Primitive &erf_p =
-    def_unary<Accepts::Float>(
-    "erf", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x)))); },
+      using C = decltype(x);
+      if (x >= C(0))
+        return C(1) / (C(1) + std::exp(-x));
+      C e = std::exp(x);
+      return e / (C(1) + e);
+    });
+const Primitive &erf_p = def_unary<Accepts::Float>(
+    "erf", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, 1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x))));
+    },
     [](auto x) { return std::erf(x); });
 const Primitive &erf_inv_p = def_unary<Accepts::Float>(
-    "erf_inv", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 0.88622692545275801), lax::exp(lax::mul(out, out))); },
+    "erf_inv", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, 0.88622692545275801), lax::exp(lax::mul(out, out)));
+    },
     [](auto x) {
-  using C = decltype(x);
-  return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
-});
+      using C = decltype(x);
+      return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
+    });
 const Primitive &sinh_p = def_unary<Accepts::Float>(
-    "sinh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::cosh(x); },
+    "sinh", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array { return lax::cosh(x); },
     [](auto x) { return std::sinh(x); });
 const Primitive &cosh_p = def_unary<Accepts::Float>(
-    "cosh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::sinh(x); },
+    "cosh", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array { return lax::sinh(x); },
     [](auto x) { return std::cosh(x); });
 // d/dx asin x = 1/sqrt(1 - x^2), acos its negative, atan 1/(1 + x^2).
 const Primitive &asin_p = def_unary<Accepts::Float>(
-    "asin", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x))); },
+    "asin", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x)));
+    },
     [](auto x) { return std::asin(x); });
 const Primitive &acos_p = def_unary<Accepts::Float>(
-    "acos", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::neg(lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x)))); },
+    "acos", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::neg(lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x))));
+    },
     [](auto x) { return std::acos(x); });
 const Primitive &atan_p = def_unary<Accepts::Float>(
-    "atan", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), lax::mul(x, x))); },
+    "atan", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), lax::mul(x, x)));
+    },
     [](auto x) { return std::atan(x); });
 // d/dx asinh x = 1/sqrt(x^2 + 1), acosh 1/sqrt((x - 1)(x + 1)), atanh 1/((1 + x)(1 - x)).
 const Primitive &asinh_p = def_unary<Accepts::Float>(
-    "asinh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::add(lax::mul(x, x), rules::full_like(x, 1))); },
+    "asinh", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::rsqrt(lax::add(lax::mul(x, x), rules::full_like(x, 1)));
+    },
     [](auto x) { return std::asinh(x); });
 const Primitive &acosh_p = def_unary<Accepts::Float>(
-    "acosh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::rsqrt(lax::mul(lax::sub(x, rules::full_like(x, 1)), lax::add(x, rules::full_like(x, 1)))); },
+    "acosh", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::rsqrt(
+          lax::mul(lax::sub(x, rules::full_like(x, 1)), lax::add(x, rules::full_like(x, 1))));
+    },
     [](auto x) { return std::acosh(x); });
 const Primitive &atanh_p = def_unary<Accepts::Float>(
-    "atanh", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::div(rules::full_like(x, 1), lax::mul(lax::add(rules::full_like(x, 1), x), lax::sub(rules::full_like(x, 1), x))); },
+    "atanh", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::div(rules::full_like(x, 1), lax::mul(lax::add(rules::full_like(x, 1), x),
+                                                       lax::sub(rules::full_like(x, 1), x)));
+    },
     [](auto x) { return std::atanh(x); });
 // d/dx cbrt x = cbrt(x)^-2 / 3; d/dx 2^x = log(2) 2^x.
 const Primitive &cbrt_p = def_unary<Accepts::Float>(
-    "cbrt", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 1.0 / 3), lax::integer_pow(out, -2)); },
+    "cbrt", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, 1.0 / 3), lax::integer_pow(out, -2));
+    },
     [](auto x) { return std::cbrt(x); });
 const Primitive &exp2_p = def_unary<Accepts::Float>(
-    "exp2", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::mul(rules::full_like(x, 0.69314718055994530942), out); },
+    "exp2", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, 0.69314718055994530942), out);
+    },
     [](auto x) { return std::exp2(x); });
 const Primitive &erfc_p = def_unary<Accepts::Float>(
-    "erfc", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::mul(rules::full_like(x, -1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x)))); },
+    "erfc", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::mul(rules::full_like(x, -1.1283791670955126), lax::exp(lax::neg(lax::mul(x, x))));
+    },
     [](auto x) { return std::erfc(x); });
 const Primitive &lgamma_p = def_unary<Accepts::Float>(
-    "lgamma", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::digamma(x); },
+    "lgamma", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array { return lax::digamma(x); },
     [](auto x) { return via_f64([](double v) { return std::lgamma(v); }, x); });
 const Primitive &digamma_p = def_unary<Accepts::Float>(
-    "digamma", kNone, [](const Array &x, const Array &, const Params &) -> Array { return lax::polygamma(rules::full_like(x, 1), x); },
+    "digamma", kNone,
+    [](const Array &x, const Array &, const Params &) -> Array {
+      return lax::polygamma(rules::full_like(x, 1), x);
+    },
     [](auto x) { return via_f64(digamma_f64, x); });
 // d/dx i0e = i1e - sign(x) i0e; d/dx i1e = i0e - i1e (sign(x) + 1/x), 1/2 at |x| <= eps (as
 // JAX defines them).
 double dtype_eps(DType d) {
   switch (d) {
-  case DType::Float16: return 9.765625e-4;
-  case DType::BFloat16: return 7.8125e-3;
-  case DType::Float32: return 1.1920928955078125e-7;
-  default: return kEps;
+  case DType::Float16:
+    return 9.765625e-4;
+  case DType::BFloat16:
+    return 7.8125e-3;
+  case DType::Float32:
+    return 1.1920928955078125e-7;
+  default:
+    return kEps;
   }
 }
 const Primitive &bessel_i0e_p = def_unary<Accepts::Float>(
-    "bessel_i0e", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return lax::sub(lax::bessel_i1e(x), lax::mul(lax::sign(x), out)); },
+    "bessel_i0e", kNone,
+    [](const Array &x, const Array &out, const Params &) -> Array {
+      return lax::sub(lax::bessel_i1e(x), lax::mul(lax::sign(x), out));
+    },
     [](auto x) { return via_f64(bessel_i0e_f64, x); });
 const Primitive &bessel_i1e_p = def_unary<Accepts::Float>(
     "bessel_i1e", kNone,
@@ -670,35 +743,34 @@ const Primitive &bessel_i1e_p = def_unary<Accepts::Float>(
       Array eps = rules::full_like(x, dtype_eps(x.dtype()));
       Array big = lax::gt(lax::abs(x), eps);
       Array safe = lax::select(big, x, eps);
-      Array d = lax::sub(lax::bessel_i0e(safe),
-                         lax::mul(out, lax::add(lax::sign(safe), lax::div(rules::full_like(x, 1), safe))));
+      Array d = lax::sub(
+          lax::bessel_i0e(safe),
+          lax::mul(out, lax::add(lax::sign(safe), lax::div(rules::full_like(x, 1), safe))));
       return lax::select(big, d, rules::full_like(x, 0.5));
     },
     [](auto x) { return via_f64(bessel_i1e_f64, x); });
 const Primitive &is_finite_p = def_unary<Accepts::Float, true>(
-    "is_finite", kNone, nullptr,
-    [](auto x) { return std::isfinite(x); });
-const Primitive &not_p = def_unary<Accepts::IntOrBool>(
-    "not", kNonDifferentiable, nullptr,
-    [](auto x) {
-  using C = decltype(x);
-  if constexpr (std::is_same_v<C, bool>)
-    return !x;
-  else
-    return static_cast<C>(~x);
-});
+    "is_finite", kNone, nullptr, [](auto x) { return std::isfinite(x); });
+const Primitive &not_p =
+    def_unary<Accepts::IntOrBool>("not", kNonDifferentiable, nullptr, [](auto x) {
+      using C = decltype(x);
+      if constexpr (std::is_same_v<C, bool>)
+        return !x;
+      else
+        return static_cast<C>(~x);
+    });
 
 // Bit counts of integers (of the operand's bits, the sign bit included).
-const Primitive &population_count_p = def_unary<Accepts::Integer>(
-    "population_count", kNonDifferentiable, nullptr, [](auto x) {
+const Primitive &population_count_p =
+    def_unary<Accepts::Integer>("population_count", kNonDifferentiable, nullptr, [](auto x) {
       using C = decltype(x);
       if constexpr (std::is_integral_v<C>)
         return static_cast<C>(std::popcount(static_cast<std::make_unsigned_t<C>>(x)));
       else
         return x;
     });
-const Primitive &clz_p = def_unary<Accepts::Integer>(
-    "clz", kNonDifferentiable, nullptr, [](auto x) {
+const Primitive &clz_p =
+    def_unary<Accepts::Integer>("clz", kNonDifferentiable, nullptr, [](auto x) {
       using C = decltype(x);
       if constexpr (std::is_integral_v<C>)
         return static_cast<C>(std::countl_zero(static_cast<std::make_unsigned_t<C>>(x)));
@@ -723,7 +795,7 @@ template <class C> C ipow(C x, int64_t y) {
   else
     return acc;
 }
-const Primitive &integer_pow_p = [] () -> const Primitive & {
+const Primitive &integer_pow_p = []() -> const Primitive & {
   Primitive p;
   p.name = "integer_pow";
   p.traits = kElementwise | kFusible;
@@ -734,8 +806,7 @@ const Primitive &integer_pow_p = [] () -> const Primitive & {
       fail("integer_pow", "negative exponent ", y, " for integer operand ", in[0].str());
     return out;
   };
-  p.impl = [](std::span<const Array> in, const Params &params,
-              std::span<const AbstractValue> out) {
+  p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
     int64_t y = params.get_int("y");
     Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
     STRATA_DISPATCH(in[0].dtype(), T, {
@@ -768,9 +839,7 @@ const Primitive &add_p = def_binary<Accepts::Numeric>(
     [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
        const Params &) -> std::vector<Array> { return {rules::add_tangents(t[0], t[1])}; },
     [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
-       const std::vector<bool> &, const Params &) -> std::vector<Array> {
-      return {ct[0], ct[0]};
-    });
+       const std::vector<bool> &, const Params &) -> std::vector<Array> { return {ct[0], ct[0]}; });
 const Primitive &sub_p = def_binary<Accepts::Numeric>(
     "sub", kLinear, nullptr,
     [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x - y; }); },
@@ -789,9 +858,7 @@ const Primitive &mul_p = def_binary<Accepts::Numeric>(
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       return which == 0 ? y : x;
     },
-    [](auto a, auto b) {
-  return wrap(a, b, [](auto x, auto y) { return x * y; });
-});
+    [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x * y; }); });
 // Integer division rounds toward zero; x/0 = -1 and MIN/-1 = MIN, as XLA defines them.
 const Primitive &div_p = def_binary<Accepts::Numeric>(
     "div", kNone,
@@ -799,18 +866,18 @@ const Primitive &div_p = def_binary<Accepts::Numeric>(
       return which == 0 ? lax::div(rules::full_like(y, 1), y) : lax::neg(lax::div(out, y));
     },
     [](auto a, auto b) {
-  using C = decltype(a);
-  if constexpr (std::is_integral_v<C>) {
-    if (b == 0)
-      return static_cast<C>(-1);
-    if constexpr (std::is_signed_v<C>)
-      if (a == std::numeric_limits<C>::min() && b == -1)
-        return a;
-    return static_cast<C>(a / b);
-  } else {
-    return a / b;
-  }
-});
+      using C = decltype(a);
+      if constexpr (std::is_integral_v<C>) {
+        if (b == 0)
+          return static_cast<C>(-1);
+        if constexpr (std::is_signed_v<C>)
+          if (a == std::numeric_limits<C>::min() && b == -1)
+            return a;
+        return static_cast<C>(a / b);
+      } else {
+        return a / b;
+      }
+    });
 // Remainder with the dividend's sign; x%0 = x and MIN%-1 = 0, as XLA defines them.
 const Primitive &rem_p = def_binary<Accepts::Numeric>(
     "rem", kNone,
@@ -821,20 +888,19 @@ const Primitive &rem_p = def_binary<Accepts::Numeric>(
       return lax::neg(lax::mul(lax::sign(q), lax::floor(lax::abs(q))));
     },
     [](auto a, auto b) {
-  using C = decltype(a);
-  if constexpr (std::is_integral_v<C>) {
-    if (b == 0)
-      return a;
-    if constexpr (std::is_signed_v<C>)
-      if (b == -1)
-        return C(0);
-    return static_cast<C>(a % b);
-  } else {
-    return std::fmod(a, b);
-  }
-});
-const Primitive &pow_p =
-    def_binary<Accepts::Float>(
+      using C = decltype(a);
+      if constexpr (std::is_integral_v<C>) {
+        if (b == 0)
+          return a;
+        if constexpr (std::is_signed_v<C>)
+          if (b == -1)
+            return C(0);
+        return static_cast<C>(a % b);
+      } else {
+        return std::fmod(a, b);
+      }
+    });
+const Primitive &pow_p = def_binary<Accepts::Float>(
     "pow", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       if (which == 0)
@@ -849,26 +915,21 @@ const Primitive &max_p = def_binary<Accepts::Any>(
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       // Ties split the derivative evenly, as JAX does.
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
-      return lax::add(lax::convert_element_type(lax::gt(a, b), a.dtype()),
-                      lax::mul(rules::full_like(a, 0.5),
-                               lax::convert_element_type(lax::eq(a, b), a.dtype())));
+      return lax::add(
+          lax::convert_element_type(lax::gt(a, b), a.dtype()),
+          lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));
     },
-    [](auto a, auto b) {
-  return nan_max(a, b);
-});
+    [](auto a, auto b) { return nan_max(a, b); });
 const Primitive &min_p = def_binary<Accepts::Any>(
     "min", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
-      return lax::add(lax::convert_element_type(lax::lt(a, b), a.dtype()),
-                      lax::mul(rules::full_like(a, 0.5),
-                               lax::convert_element_type(lax::eq(a, b), a.dtype())));
+      return lax::add(
+          lax::convert_element_type(lax::lt(a, b), a.dtype()),
+          lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));
     },
-    [](auto a, auto b) {
-  return nan_min(a, b);
-});
-const Primitive &atan2_p =
-    def_binary<Accepts::Float>(
+    [](auto a, auto b) { return nan_min(a, b); });
+const Primitive &atan2_p = def_binary<Accepts::Float>(
     "atan2", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       Array d = lax::add(lax::mul(x, x), lax::mul(y, y));
@@ -895,10 +956,10 @@ const Primitive &igammac_p = def_binary<Accepts::Float>(
       return lax::neg(which == 0 ? lax::igamma_grad_a(a, x) : igamma_dx(a, x));
     },
     [](auto a, auto x) { return via_f64(igammac_f64, a, x); });
-const Primitive &igamma_grad_a_p = def_binary<Accepts::Float>(
-    "igamma_grad_a", kNonDifferentiable, nullptr, [](auto a, auto x) {
-      return via_f64([](double p, double q) { return igamma_f64(p, q, IgammaMode::Derivative); },
-                     a, x);
+const Primitive &igamma_grad_a_p =
+    def_binary<Accepts::Float>("igamma_grad_a", kNonDifferentiable, nullptr, [](auto a, auto x) {
+      return via_f64([](double p, double q) { return igamma_f64(p, q, IgammaMode::Derivative); }, a,
+                     x);
     });
 const Primitive &random_gamma_grad_p = def_binary<Accepts::Float>(
     "random_gamma_grad", kNonDifferentiable, nullptr, [](auto a, auto x) {
@@ -955,10 +1016,18 @@ const Primitive &ge_p =
 // f16/bf16 step in their own format); NaN if either is NaN, y if x == y, the smallest
 // subnormal with y's sign from a zero.
 template <class T> struct float_bits;
-template <> struct float_bits<float> { using type = uint32_t; };
-template <> struct float_bits<double> { using type = uint64_t; };
-template <> struct float_bits<f16_t> { using type = uint16_t; };
-template <> struct float_bits<bf16_t> { using type = uint16_t; };
+template <> struct float_bits<float> {
+  using type = uint32_t;
+};
+template <> struct float_bits<double> {
+  using type = uint64_t;
+};
+template <> struct float_bits<f16_t> {
+  using type = uint16_t;
+};
+template <> struct float_bits<bf16_t> {
+  using type = uint16_t;
+};
 template <class T> T next_after(T xs, T ys) {
   using B = typename float_bits<T>::type;
   auto x = load(xs), y = load(ys);
@@ -993,25 +1062,25 @@ template <class T> void next_after_kernel(const Array &x, const Array &y, Array 
     });
   }
 }
-const Primitive &nextafter_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = "nextafter";
-  p.traits = kElementwise | kFusible | kNonDifferentiable;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
-    return binary_shape_rule("nextafter", Accepts::Float, false, in);
-  };
-  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
-    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    STRATA_DISPATCH(in[0].dtype(), T, { next_after_kernel<T>(in[0], in[1], z); });
-    return std::vector<Array>{z};
-  };
-  p.batch = rules::elementwise_batch_rule();
-  return register_primitive(std::move(p));
-}();
+const Primitive &nextafter_p = register_primitive({
+    .name = "nextafter",
+    .traits = kElementwise | kFusible | kNonDifferentiable,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &) {
+          return binary_shape_rule("nextafter", Accepts::Float, false, in);
+        },
+    .impl =
+        [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+          Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+          STRATA_DISPATCH(in[0].dtype(), T, { next_after_kernel<T>(in[0], in[1], z); });
+          return std::vector<Array>{z};
+        },
+    .batch = rules::elementwise_batch_rule(),
+});
 
 // regularized_incomplete_beta(a, b, x) (lax.betainc): d/dx = x^(a-1) (1-x)^(b-1) / B(a, b);
 // NaN in a and b (JAX raises for them).
-const Primitive &betainc_p = [] () -> const Primitive & {
+const Primitive &betainc_p = []() -> const Primitive & {
   Primitive p;
   p.name = "regularized_incomplete_beta";
   p.traits = kElementwise | kFusible;
@@ -1019,11 +1088,11 @@ const Primitive &betainc_p = [] () -> const Primitive & {
     expect_arity("regularized_incomplete_beta", in, 3);
     for (int i = 1; i < 3; ++i) {
       if (in[i].dtype != in[0].dtype)
-        fail_kind(ErrorKind::Type, "regularized_incomplete_beta", "operand dtypes differ: ",
-                  in[0].str(), ", ", in[1].str(), " and ", in[2].str());
+        fail_kind(ErrorKind::Type, "regularized_incomplete_beta",
+                  "operand dtypes differ: ", in[0].str(), ", ", in[1].str(), " and ", in[2].str());
       if (in[i].shape != in[0].shape)
-        fail_kind(ErrorKind::Type, "regularized_incomplete_beta", "operand shapes differ: ",
-                  in[0].str(), ", ", in[1].str(), " and ", in[2].str());
+        fail_kind(ErrorKind::Type, "regularized_incomplete_beta",
+                  "operand shapes differ: ", in[0].str(), ", ", in[1].str(), " and ", in[2].str());
     }
     if (!is_floating(in[0].dtype))
       fail_kind(ErrorKind::Type, "regularized_incomplete_beta",
@@ -1070,57 +1139,57 @@ const Primitive &betainc_p = [] () -> const Primitive & {
 }();
 
 // ---- select, clamp, convert_element_type, stop_gradient -----------------------------------------
-const Primitive &select_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = "select";
-  p.traits = kElementwise | kFusible;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
-    expect_arity("select", in, 3);
-    const AbstractValue &c = in[0], &t = in[1], &f = in[2];
-    if (c.dtype != DType::Bool)
-      fail_kind(ErrorKind::Type, "select", "predicate must be bool, got ", c.str());
-    if (t.dtype != f.dtype)
-      fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
-    if (t.shape != f.shape)
-      fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
-    if (!c.shape.empty() && c.shape != t.shape)
-      fail_kind(ErrorKind::Type, "select", "predicate ", c.str(),
-                " must be a scalar or match the branches ", t.str());
-    return std::vector<AbstractValue>{{t.shape, t.dtype, t.weak_type && f.weak_type}};
-  };
-  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
-    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    const bool *c = in[0].data<bool>();
-    bool scalar = in[0].ndim() == 0;
-    STRATA_DISPATCH(out[0].dtype, T, {
-      const T *t = in[1].data<T>(), *f = in[2].data<T>();
-      T *o = static_cast<T *>(z.mutable_data());
-      parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          o[i] = c[scalar ? 0 : i] ? t[i] : f[i];
-      });
-    });
-    return std::vector<Array>{z};
-  };
-  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+const Primitive &select_p = register_primitive({
+    .name = "select",
+    .traits = kElementwise | kFusible,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &) {
+          expect_arity("select", in, 3);
+          const AbstractValue &c = in[0], &t = in[1], &f = in[2];
+          if (c.dtype != DType::Bool)
+            fail_kind(ErrorKind::Type, "select", "predicate must be bool, got ", c.str());
+          if (t.dtype != f.dtype)
+            fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
+          if (t.shape != f.shape)
+            fail_kind(ErrorKind::Type, "select", "branches differ: ", t.str(), " and ", f.str());
+          if (!c.shape.empty() && c.shape != t.shape)
+            fail_kind(ErrorKind::Type, "select", "predicate ", c.str(),
+                      " must be a scalar or match the branches ", t.str());
+          return std::vector<AbstractValue>{{t.shape, t.dtype, t.weak_type && f.weak_type}};
+        },
+    .impl =
+        [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+          Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+          const bool *c = in[0].data<bool>();
+          bool scalar = in[0].ndim() == 0;
+          STRATA_DISPATCH(out[0].dtype, T, {
+            const T *t = in[1].data<T>(), *f = in[2].data<T>();
+            T *o = static_cast<T *>(z.mutable_data());
+            parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+              for (int64_t i = b; i < e; ++i)
+                o[i] = c[scalar ? 0 : i] ? t[i] : f[i];
+            });
+          });
+          return std::vector<Array>{z};
+        },
+    .jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
               const Params &) -> std::vector<Array> {
-    if (rules::is_zero(t[1]) && rules::is_zero(t[2]))
-      return {Array()};
-    auto tangent = [&](int i) { return rules::is_zero(t[i]) ? rules::zeros_of(x[i]) : t[i]; };
-    return {lax::select(x[0], tangent(1), tangent(2))};
-  };
-  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-             const std::vector<bool> &, const Params &) -> std::vector<Array> {
-    if (rules::is_zero(ct[0]))
-      return {Array(), Array(), Array()};
-    Array zero = rules::zeros_of(ct[0]);
-    return {Array(), lax::select(x[0], ct[0], zero), lax::select(x[0], zero, ct[0])};
-  };
-  p.batch = rules::elementwise_batch_rule(/*scalar_operands=*/{0});
-  return register_primitive(std::move(p));
-}();
+      if (rules::is_zero(t[1]) && rules::is_zero(t[2]))
+        return {Array()};
+      auto tangent = [&](int i) { return rules::is_zero(t[i]) ? rules::zeros_of(x[i]) : t[i]; };
+      return {lax::select(x[0], tangent(1), tangent(2))};
+    },
+    .vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+              const std::vector<bool> &, const Params &) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array(), Array(), Array()};
+      Array zero = rules::zeros_of(ct[0]);
+      return {Array(), lax::select(x[0], ct[0], zero), lax::select(x[0], zero, ct[0])};
+    },
+    .batch = rules::elementwise_batch_rule(/*scalar_operands=*/{0}),
+});
 
-const Primitive &clamp_p = [] () -> const Primitive & {
+const Primitive &clamp_p = []() -> const Primitive & {
   Primitive p;
   p.name = "clamp";
   p.traits = kElementwise | kFusible;
@@ -1148,8 +1217,8 @@ const Primitive &clamp_p = [] () -> const Primitive & {
       parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           // XLA's definition: a NaN anywhere gives NaN, and lo > hi gives hi.
-          o[i] = store<T>(nan_min(nan_max(load(x[i]), load(lo[slo ? 0 : i])),
-                                  load(hi[shi ? 0 : i])));
+          o[i] =
+              store<T>(nan_min(nan_max(load(x[i]), load(lo[slo ? 0 : i])), load(hi[shi ? 0 : i])));
         }
       });
     });
@@ -1161,8 +1230,9 @@ const Primitive &clamp_p = [] () -> const Primitive & {
     Array lo = x[0].ndim() == x[1].ndim() ? x[0] : lax::broadcast_in_dim(x[0], x[1].shape(), {});
     Array hi = x[2].ndim() == x[1].ndim() ? x[2] : lax::broadcast_in_dim(x[2], x[1].shape(), {});
     Array in = lax::bitwise_and(lax::gt(x[1], lo), lax::lt(x[1], hi));
-    return std::array<Array, 3>{lax::gt(lo, x[1]), in, lax::bitwise_and(lax::lt(hi, x[1]),
-                                                                       lax::bitwise_not(lax::gt(lo, x[1])))};
+    return std::array<Array, 3>{
+        lax::gt(lo, x[1]), in,
+        lax::bitwise_and(lax::lt(hi, x[1]), lax::bitwise_not(lax::gt(lo, x[1])))};
   };
   p.jvp = [masks](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
                   const Params &) -> std::vector<Array> {
@@ -1249,72 +1319,71 @@ template <class C> float to_float_for_half(C v) {
   }
 }
 
-const Primitive &convert_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = "convert_element_type";
-  p.traits = kElementwise | kFusible;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
-    expect_arity("convert_element_type", in, 1);
-    return std::vector<AbstractValue>{
-        {in[0].shape, params.get_dtype("new_dtype"), params.get_bool("weak_type")}};
-  };
-  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
-    if (in[0].dtype() == out[0].dtype)
-      return std::vector<Array>{in[0].with_weak_type(out[0].weak_type)};
-    Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    int64_t n = z.size();
-    STRATA_DISPATCH(in[0].dtype(), From, {
-      const From *x = in[0].data<From>();
-      STRATA_DISPATCH(out[0].dtype, To, {
-        To *o = static_cast<To *>(z.mutable_data());
-        parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) {
-            auto v = load(x[i]);
-            if constexpr (is_half_v<To>)
-              o[i] = store<To>(to_float_for_half(v));
-            else
-              o[i] = convert_scalar<To>(v);
-          }
-        });
-      });
-    });
-    return std::vector<Array>{z};
-  };
-  // Tangents convert along when both types are floating; otherwise they are zero.
-  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
-             const Params &params) -> std::vector<Array> {
-    if (rules::is_zero(t[0]) || !is_floating(out[0].dtype()))
-      return {Array()};
-    return {lax::convert_element_type(t[0], out[0].dtype(), out[0].weak_type())};
-  };
-  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-             const std::vector<bool> &, const Params &) -> std::vector<Array> {
-    if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
-      return {Array()};
-    return {lax::convert_element_type(ct[0], x[0].dtype(), x[0].weak_type())};
-  };
-  p.batch = rules::elementwise_batch_rule();
-  return register_primitive(std::move(p));
-}();
+const Primitive &convert_p = register_primitive({
+    .name = "convert_element_type",
+    .traits = kElementwise | kFusible,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &params) {
+          expect_arity("convert_element_type", in, 1);
+          return std::vector<AbstractValue>{
+              {in[0].shape, params.get_dtype("new_dtype"), params.get_bool("weak_type")}};
+        },
+    .impl =
+        [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+          if (in[0].dtype() == out[0].dtype)
+            return std::vector<Array>{in[0].with_weak_type(out[0].weak_type)};
+          Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+          int64_t n = z.size();
+          STRATA_DISPATCH(in[0].dtype(), From, {
+            const From *x = in[0].data<From>();
+            STRATA_DISPATCH(out[0].dtype, To, {
+              To *o = static_cast<To *>(z.mutable_data());
+              parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                  auto v = load(x[i]);
+                  if constexpr (is_half_v<To>)
+                    o[i] = store<To>(to_float_for_half(v));
+                  else
+                    o[i] = convert_scalar<To>(v);
+                }
+              });
+            });
+          });
+          return std::vector<Array>{z};
+        },
+    // Tangents convert along when both types are floating; otherwise they are zero.
+    .jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+              const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(t[0]) || !is_floating(out[0].dtype()))
+        return {Array()};
+      return {lax::convert_element_type(t[0], out[0].dtype(), out[0].weak_type())};
+    },
+    .vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+              const std::vector<bool> &, const Params &) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
+        return {Array()};
+      return {lax::convert_element_type(ct[0], x[0].dtype(), x[0].weak_type())};
+    },
+    .batch = rules::elementwise_batch_rule(),
+});
 
-const Primitive &stop_gradient_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = "stop_gradient";
-  p.traits = kElementwise | kFusible;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
-    expect_arity("stop_gradient", in, 1);
-    return std::vector<AbstractValue>{in[0]};
-  };
-  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue>) {
-    return std::vector<Array>{in[0]};
-  };
-  p.jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
-             const Params &) -> std::vector<Array> { return {Array()}; };
-  p.vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
-             const std::vector<bool> &, const Params &) -> std::vector<Array> { return {Array()}; };
-  p.batch = rules::elementwise_batch_rule();
-  return register_primitive(std::move(p));
-}();
+const Primitive &stop_gradient_p = register_primitive({
+    .name = "stop_gradient",
+    .traits = kElementwise | kFusible,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &) {
+          expect_arity("stop_gradient", in, 1);
+          return std::vector<AbstractValue>{in[0]};
+        },
+    .impl = [](std::span<const Array> in, const Params &,
+               std::span<const AbstractValue>) { return std::vector<Array>{in[0]}; },
+    .jvp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+              const Params &) -> std::vector<Array> { return {Array()}; },
+    .vjp = [](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+              const std::vector<bool> &,
+              const Params &) -> std::vector<Array> { return {Array()}; },
+    .batch = rules::elementwise_batch_rule(),
+});
 
 } // namespace
 

@@ -8,8 +8,8 @@
 
 #include "primitives/elementwise_impl.h"
 #include "primitives/kernels_impl.h"
-#include "strata/internal/thread_pool.h"
 #include "primitives/rules_impl.h"
+#include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -164,19 +164,25 @@ std::vector<int64_t> shift_dims(const std::vector<int64_t> &dims, bool with_lead
 /// The largest value of an integer dtype (as int64, saturated).
 int64_t int_max(DType t) {
   switch (t) {
-  case DType::Int8: return std::numeric_limits<int8_t>::max();
-  case DType::UInt8: return std::numeric_limits<uint8_t>::max();
-  case DType::Int16: return std::numeric_limits<int16_t>::max();
-  case DType::UInt16: return std::numeric_limits<uint16_t>::max();
-  case DType::Int32: return std::numeric_limits<int32_t>::max();
-  case DType::UInt32: return std::numeric_limits<uint32_t>::max();
-  default: return std::numeric_limits<int64_t>::max();
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::max();
+  case DType::UInt8:
+    return std::numeric_limits<uint8_t>::max();
+  case DType::Int16:
+    return std::numeric_limits<int16_t>::max();
+  case DType::UInt16:
+    return std::numeric_limits<uint16_t>::max();
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::max();
+  case DType::UInt32:
+    return std::numeric_limits<uint32_t>::max();
+  default:
+    return std::numeric_limits<int64_t>::max();
   }
 }
 
 /// The operand-space window of a scatter: 1 in inserted dims, else the updates' window sizes.
-Shape scatter_window(const Shape &operand_shape, const Shape &updates_shape,
-                     const Params &params) {
+Shape scatter_window(const Shape &operand_shape, const Shape &updates_shape, const Params &params) {
   const auto &window_dims = params.get_ints("update_window_dims");
   const auto &inserted = params.get_ints("inserted_window_dims");
   Shape w(operand_shape.size(), 1);
@@ -236,9 +242,9 @@ Array windows_in_bounds(const Array &indices, const Shape &operand_shape, const 
   if (index_map.empty())
     return Array();
   Array lo = lax::broadcast_in_dim(int_scalar(0, indices.dtype()), indices.shape(), {});
-  Array ok = lax::bitwise_and(lax::ge(indices, lo),
-                              lax::le(indices, max_starts(indices, operand_shape, window,
-                                                          index_map)));
+  Array ok =
+      lax::bitwise_and(lax::ge(indices, lo),
+                       lax::le(indices, max_starts(indices, operand_shape, window, index_map)));
   return lax::reduce_min(ok, {indices.ndim() - 1}); // all, on bool
 }
 
@@ -260,7 +266,7 @@ Array mask_windows(const Array &x, const Array &mask, const Params &params) {
 /// indices widen to i64 when their dtype cannot count to the batch size.
 Array with_batch_counter(const Array &indices, int64_t size) {
   Array idx = size - 1 > int_max(indices.dtype()) ? lax::convert_element_type(indices, DType::Int64)
-                                                   : indices;
+                                                  : indices;
   Shape count_shape = idx.shape();
   count_shape.back() = 1;
   Array counts = lax::iota(idx.dtype(), count_shape, 0);
@@ -381,66 +387,63 @@ std::vector<Array> gather_impl(std::span<const Array> in, const Params &params,
   return {out};
 }
 
-const Primitive &gather_p = []() -> const Primitive & {
-  Primitive p;
-  p.name = "gather";
-  p.traits = kShapeOp | kLinear;
-  p.shape_rule = gather_shape_rule;
-  p.impl = gather_impl;
-  // Linear in the operand: the tangent is gathered alike.
-  p.jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
-             const Params &params) -> std::vector<Array> {
-    if (rules::is_zero(t[0]))
-      return {Array()};
-    return {gather_like(t[0], x[1], params)};
-  };
-  // The transpose adds the cotangent back at the slices it came from. Gather clamps its starts
-  // while scatter drops out-of-bounds windows, so the starts are clamped first.
-  p.vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
-             const std::vector<bool> &, const Params &params) -> std::vector<Array> {
-    if (rules::is_zero(ct[0]))
-      return {Array(), Array()};
-    const Array &operand = x[0], &indices = x[1];
-    Array hi = max_starts(indices, operand.shape(), params.get_ints("slice_sizes"),
-                          params.get_ints("start_index_map"));
-    Array starts = lax::clamp(int_scalar(0, indices.dtype()), indices, hi);
-    return {lax::scatter_add(rules::zeros_of(operand), starts, ct[0],
-                             scatter_dims_of_gather(params)),
-            Array()};
-  };
-  // JAX's _gather_batching_rule. Operand batched: its batch axis becomes a whole-size window
-  // (an offset dim). Indices batched: one more batch dim of indices. Both: a counter joins the
-  // index vector and picks each example's slice of the operand's (collapsed) batch axis.
-  p.batch = [](const BatchContext &ctx, std::span<const Array> vals,
-               std::span<const int64_t> dims, const Params &params,
-               std::vector<int64_t> &out_dims) -> std::vector<Array> {
-    std::vector<int64_t> offset = params.get_ints("offset_dims");
-    std::vector<int64_t> collapsed = params.get_ints("collapsed_slice_dims");
-    std::vector<int64_t> index_map = params.get_ints("start_index_map");
-    std::vector<int64_t> sizes = params.get_ints("slice_sizes");
-    Array operand = vals[0], indices = vals[1];
-    if (dims[1] == kNotBatched) {
-      operand = rules::move_axis(operand, dims[0], 0);
-      sizes.insert(sizes.begin(), ctx.axis_size);
-      offset = shift_dims(offset, true);
-      collapsed = shift_dims(collapsed);
-      index_map = shift_dims(index_map);
-    } else if (dims[0] == kNotBatched) {
-      indices = rules::move_axis(indices, dims[1], 0);
-      offset = shift_dims(offset);
-    } else {
-      operand = rules::move_axis(operand, dims[0], 0);
-      indices = with_batch_counter(rules::move_axis(indices, dims[1], 0), ctx.axis_size);
-      sizes.insert(sizes.begin(), 1);
-      offset = shift_dims(offset);
-      collapsed = shift_dims(collapsed, true);
-      index_map = shift_dims(index_map, true);
-    }
-    out_dims = {0};
-    return {lax::gather(operand, indices, {offset, collapsed, index_map}, sizes)};
-  };
-  return register_primitive(std::move(p));
-}();
+const Primitive &gather_p = register_primitive({
+    .name = "gather",
+    .traits = kShapeOp | kLinear,
+    .shape_rule = gather_shape_rule,
+    .impl = gather_impl,
+    // Linear in the operand: the tangent is gathered alike.
+    .jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
+              const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(t[0]))
+        return {Array()};
+      return {gather_like(t[0], x[1], params)};
+    },
+    // The transpose adds the cotangent back at the slices it came from. Gather clamps its starts
+    // while scatter drops out-of-bounds windows, so the starts are clamped first.
+    .vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
+              const std::vector<bool> &, const Params &params) -> std::vector<Array> {
+      if (rules::is_zero(ct[0]))
+        return {Array(), Array()};
+      const Array &operand = x[0], &indices = x[1];
+      Array hi = max_starts(indices, operand.shape(), params.get_ints("slice_sizes"),
+                            params.get_ints("start_index_map"));
+      Array starts = lax::clamp(int_scalar(0, indices.dtype()), indices, hi);
+      return {
+          lax::scatter_add(rules::zeros_of(operand), starts, ct[0], scatter_dims_of_gather(params)),
+          Array()};
+    },
+    // JAX's _gather_batching_rule. Operand batched: its batch axis becomes a whole-size window
+    // (an offset dim). Indices batched: one more batch dim of indices. Both: a counter joins the
+    // index vector and picks each example's slice of the operand's (collapsed) batch axis.
+    .batch = [](const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
+                const Params &params, std::vector<int64_t> &out_dims) -> std::vector<Array> {
+      std::vector<int64_t> offset = params.get_ints("offset_dims");
+      std::vector<int64_t> collapsed = params.get_ints("collapsed_slice_dims");
+      std::vector<int64_t> index_map = params.get_ints("start_index_map");
+      std::vector<int64_t> sizes = params.get_ints("slice_sizes");
+      Array operand = vals[0], indices = vals[1];
+      if (dims[1] == kNotBatched) {
+        operand = rules::move_axis(operand, dims[0], 0);
+        sizes.insert(sizes.begin(), ctx.axis_size);
+        offset = shift_dims(offset, true);
+        collapsed = shift_dims(collapsed);
+        index_map = shift_dims(index_map);
+      } else if (dims[0] == kNotBatched) {
+        indices = rules::move_axis(indices, dims[1], 0);
+        offset = shift_dims(offset);
+      } else {
+        operand = rules::move_axis(operand, dims[0], 0);
+        indices = with_batch_counter(rules::move_axis(indices, dims[1], 0), ctx.axis_size);
+        sizes.insert(sizes.begin(), 1);
+        offset = shift_dims(offset);
+        collapsed = shift_dims(collapsed, true);
+        index_map = shift_dims(index_map, true);
+      }
+      out_dims = {0};
+      return {lax::gather(operand, indices, {offset, collapsed, index_map}, sizes)};
+    },
+});
 
 // ---- scatter and scatter_add --------------------------------------------------------------------
 //
@@ -620,8 +623,8 @@ std::vector<Array> scatter_add_vjp(std::span<const Array> x, std::span<const Arr
   Array kept = windows_in_bounds(indices, x[0].shape(),
                                  scatter_window(x[0].shape(), updates.shape(), params),
                                  params.get_ints("scatter_dims_to_operand_dims"));
-  return {ct[0], Array(), mask_windows(gather_windows(ct[0], indices, updates, params), kept,
-                                       params)};
+  return {ct[0], Array(),
+          mask_windows(gather_windows(ct[0], indices, updates, params), kept, params)};
 }
 
 // With duplicate indices scatter keeps the last update in row-major order (the reference
@@ -657,11 +660,11 @@ std::vector<Array> scatter_vjp(std::span<const Array> x, std::span<const Array>,
   std::vector<int64_t> all(static_cast<size_t>(updates.ndim()));
   std::iota(all.begin(), all.end(), 0);
   ids = lax::broadcast_in_dim(lax::reshape(ids, ids_shape), updates.shape(), all);
-  Array landed = lax::scatter(
-      lax::broadcast_in_dim(int_scalar(0, id_type), operand.shape(), {}), indices, ids, dims);
+  Array landed = lax::scatter(lax::broadcast_in_dim(int_scalar(0, id_type), operand.shape(), {}),
+                              indices, ids, dims);
   Array won = lax::eq(gather_windows(landed, indices, updates, params), ids);
-  Array updates_ct = lax::select(won, gather_windows(ct[0], indices, updates, params),
-                                 rules::zeros_of(updates));
+  Array updates_ct =
+      lax::select(won, gather_windows(ct[0], indices, updates, params), rules::zeros_of(updates));
   return {operand_ct, Array(), updates_ct};
 }
 
@@ -692,37 +695,33 @@ std::vector<Array> scatter_batch(const BatchContext &ctx, std::span<const Array>
               scatter_params({window, inserted, to_operand}));
 }
 
-const Primitive &scatter_p = []() -> const Primitive & {
-  Primitive p;
-  p.name = "scatter";
-  p.traits = kShapeOp;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
-    return scatter_shape_rule("scatter", false, in, params);
-  };
-  p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
-    return scatter_impl(false, in, params, out);
-  };
-  p.jvp = scatter_jvp;
-  p.vjp = scatter_vjp;
-  p.batch = scatter_batch;
-  return register_primitive(std::move(p));
-}();
+const Primitive &scatter_p = register_primitive({
+    .name = "scatter",
+    .traits = kShapeOp,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &params) {
+          return scatter_shape_rule("scatter", false, in, params);
+        },
+    .impl = [](std::span<const Array> in, const Params &params,
+               std::span<const AbstractValue> out) { return scatter_impl(false, in, params, out); },
+    .jvp = scatter_jvp,
+    .vjp = scatter_vjp,
+    .batch = scatter_batch,
+});
 
-const Primitive &scatter_add_p = []() -> const Primitive & {
-  Primitive p;
-  p.name = "scatter_add";
-  p.traits = kShapeOp | kLinear;
-  p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
-    return scatter_shape_rule("scatter_add", true, in, params);
-  };
-  p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
-    return scatter_impl(true, in, params, out);
-  };
-  p.jvp = scatter_add_jvp;
-  p.vjp = scatter_add_vjp;
-  p.batch = scatter_batch;
-  return register_primitive(std::move(p));
-}();
+const Primitive &scatter_add_p = register_primitive({
+    .name = "scatter_add",
+    .traits = kShapeOp | kLinear,
+    .shape_rule =
+        [](std::span<const AbstractValue> in, const Params &params) {
+          return scatter_shape_rule("scatter_add", true, in, params);
+        },
+    .impl = [](std::span<const Array> in, const Params &params,
+               std::span<const AbstractValue> out) { return scatter_impl(true, in, params, out); },
+    .jvp = scatter_add_jvp,
+    .vjp = scatter_add_vjp,
+    .batch = scatter_batch,
+});
 
 } // namespace
 

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "primitives/elementwise_impl.h"
-#include "strata/internal/thread_pool.h"
 #include "primitives/rules_impl.h"
+#include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -304,8 +304,7 @@ void reduce_kernel(const T *x, T *y, const Shape &shape, const std::vector<bool>
     nsplit = std::clamp<int64_t>(nred / kRowBlock, 1, 16);
   // (unique_ptr rather than vector: C may be bool.)
   int64_t pw = std::min(w, kTile); // partials are stored pw apart
-  std::unique_ptr<C[]> part(nsplit > 1 ? new C[static_cast<size_t>(tasks * nsplit * pw)]
-                                       : nullptr);
+  std::unique_ptr<C[]> part(nsplit > 1 ? new C[static_cast<size_t>(tasks * nsplit * pw)] : nullptr);
 
   auto work = [&](int64_t b, int64_t e) {
     Odometer k = rows, r = red;
@@ -644,42 +643,43 @@ const Rules cum_extremum_rules{
 
 template <class Op, bool AllowBool>
 const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
-  Primitive p;
-  p.name = name;
-  p.traits = traits | kReduction;
-  p.jvp = r.jvp;
-  p.vjp = r.vjp;
-  p.batch = r.batch;
-  p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
-    expect_arity(name, in, 1);
-    const AbstractValue &x = in[0];
-    if (!AllowBool && is_bool(x.dtype))
-      fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
-    std::vector<bool> mask = reduced_mask(name, x, params.get_ints("axes"));
-    Shape out;
-    for (size_t i = 0; i < x.shape.size(); ++i)
-      if (!mask[i])
-        out.push_back(x.shape[i]);
-    return std::vector<AbstractValue>{{out, x.dtype, x.weak_type}};
-  };
-  p.impl = [name](std::span<const Array> in, const Params &params,
-                  std::span<const AbstractValue> out) {
-    Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    std::vector<bool> mask = reduced_mask(name, abstract_of(in[0]), params.get_ints("axes"));
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if constexpr (AllowBool || !std::is_same_v<T, bool>)
-        reduce_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()), in[0].shape(),
-                          mask);
-    });
-    return std::vector<Array>{y};
-  };
-  return register_primitive(std::move(p));
+  return register_primitive({
+      .name = name,
+      .traits = traits | kReduction,
+      .shape_rule =
+          [name](std::span<const AbstractValue> in, const Params &params) {
+            expect_arity(name, in, 1);
+            const AbstractValue &x = in[0];
+            if (!AllowBool && is_bool(x.dtype))
+              fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
+            std::vector<bool> mask = reduced_mask(name, x, params.get_ints("axes"));
+            Shape out;
+            for (size_t i = 0; i < x.shape.size(); ++i)
+              if (!mask[i])
+                out.push_back(x.shape[i]);
+            return std::vector<AbstractValue>{{out, x.dtype, x.weak_type}};
+          },
+      .impl =
+          [name](std::span<const Array> in, const Params &params,
+                 std::span<const AbstractValue> out) {
+            Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+            std::vector<bool> mask =
+                reduced_mask(name, abstract_of(in[0]), params.get_ints("axes"));
+            STRATA_DISPATCH(in[0].dtype(), T, {
+              if constexpr (AllowBool || !std::is_same_v<T, bool>)
+                reduce_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()),
+                                  in[0].shape(), mask);
+            });
+            return std::vector<Array>{y};
+          },
+      .jvp = r.jvp,
+      .vjp = r.vjp,
+      .batch = r.batch,
+  });
 }
 
-const Primitive &reduce_sum_p =
-    def_reduce<SumOp, false>("reduce_sum", kLinear, reduce_sum_rules);
-const Primitive &reduce_prod_p =
-    def_reduce<ProdOp, false>("reduce_prod", kNone, reduce_prod_rules);
+const Primitive &reduce_sum_p = def_reduce<SumOp, false>("reduce_sum", kLinear, reduce_sum_rules);
+const Primitive &reduce_prod_p = def_reduce<ProdOp, false>("reduce_prod", kNone, reduce_prod_rules);
 const Primitive &reduce_max_p = def_reduce<MaxOp, true>("reduce_max", kNone, chooser_rules);
 const Primitive &reduce_min_p = def_reduce<MinOp, true>("reduce_min", kNone, chooser_rules);
 
@@ -725,8 +725,7 @@ template <bool IsMax, class T> Best<compute_t<T>> arg_run(const T *x, int64_t n,
   return b;
 }
 
-template <bool IsMax, class T, class I>
-void arg_kernel(const T *x, I *y, const AxisView &v) {
+template <bool IsMax, class T, class I> void arg_kernel(const T *x, I *y, const AxisView &v) {
   using C = compute_t<T>;
   int64_t nout = v.outer * v.inner;
   if (nout == 0)
@@ -790,43 +789,44 @@ void arg_kernel(const T *x, I *y, const AxisView &v) {
 }
 
 template <bool IsMax> const Primitive &def_arg(const char *name) {
-  Primitive p;
-  p.name = name;
-  p.traits = kNonDifferentiable;
-  p.batch = arg_batch;
-  p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
-    expect_arity(name, in, 1);
-    const AbstractValue &x = in[0];
-    int64_t rank = static_cast<int64_t>(x.shape.size());
-    int64_t axis = params.get_int("axis");
-    if (axis < -rank || axis >= rank)
-      fail(name, "axis ", axis, " is out of range for ", x.str());
-    if (axis < 0)
-      axis += rank;
-    DType index_dtype = params.get_dtype("index_dtype");
-    if (index_dtype != DType::Int32 && index_dtype != DType::Int64)
-      fail_kind(ErrorKind::Type, name, "index_dtype must be i32 or i64, got ",
-                short_name(index_dtype));
-    if (x.shape[axis] == 0)
-      fail(name, "cannot take the ", name, " of an empty axis ", axis, " of ", x.str());
-    Shape out = x.shape;
-    out.erase(out.begin() + axis);
-    return std::vector<AbstractValue>{{out, index_dtype, false}};
-  };
-  p.impl = [](std::span<const Array> in, const Params &params,
-              std::span<const AbstractValue> out) {
-    Array y = Array::empty(out[0].shape, out[0].dtype);
-    int64_t axis = normalize_axis_param(params.get_int("axis"), in[0].ndim());
-    AxisView v = axis_view(in[0].shape(), axis);
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if (out[0].dtype == DType::Int32)
-        arg_kernel<IsMax>(in[0].data<T>(), static_cast<int32_t *>(y.mutable_data()), v);
-      else
-        arg_kernel<IsMax>(in[0].data<T>(), static_cast<int64_t *>(y.mutable_data()), v);
-    });
-    return std::vector<Array>{y};
-  };
-  return register_primitive(std::move(p));
+  return register_primitive({
+      .name = name,
+      .traits = kNonDifferentiable,
+      .shape_rule =
+          [name](std::span<const AbstractValue> in, const Params &params) {
+            expect_arity(name, in, 1);
+            const AbstractValue &x = in[0];
+            int64_t rank = static_cast<int64_t>(x.shape.size());
+            int64_t axis = params.get_int("axis");
+            if (axis < -rank || axis >= rank)
+              fail(name, "axis ", axis, " is out of range for ", x.str());
+            if (axis < 0)
+              axis += rank;
+            DType index_dtype = params.get_dtype("index_dtype");
+            if (index_dtype != DType::Int32 && index_dtype != DType::Int64)
+              fail_kind(ErrorKind::Type, name, "index_dtype must be i32 or i64, got ",
+                        short_name(index_dtype));
+            if (x.shape[axis] == 0)
+              fail(name, "cannot take the ", name, " of an empty axis ", axis, " of ", x.str());
+            Shape out = x.shape;
+            out.erase(out.begin() + axis);
+            return std::vector<AbstractValue>{{out, index_dtype, false}};
+          },
+      .impl =
+          [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
+            Array y = Array::empty(out[0].shape, out[0].dtype);
+            int64_t axis = normalize_axis_param(params.get_int("axis"), in[0].ndim());
+            AxisView v = axis_view(in[0].shape(), axis);
+            STRATA_DISPATCH(in[0].dtype(), T, {
+              if (out[0].dtype == DType::Int32)
+                arg_kernel<IsMax>(in[0].data<T>(), static_cast<int32_t *>(y.mutable_data()), v);
+              else
+                arg_kernel<IsMax>(in[0].data<T>(), static_cast<int64_t *>(y.mutable_data()), v);
+            });
+            return std::vector<Array>{y};
+          },
+      .batch = arg_batch,
+  });
 }
 
 const Primitive &argmax_p = def_arg<true>("argmax");
@@ -835,9 +835,9 @@ const Primitive &argmin_p = def_arg<false>("argmin");
 // ---- Cumulative scans --------------------------------------------------------------------------
 // Floating sums and products accumulate in double, so long f32 scans stay accurate.
 template <class Op, class T>
-using scan_t = std::conditional_t<(std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>) &&
-                                      is_float_v<T>,
-                                  double, compute_t<T>>;
+using scan_t =
+    std::conditional_t<(std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>) && is_float_v<T>,
+                       double, compute_t<T>>;
 
 /// Scans x[lo..hi) upward (or downward when reverse) starting from `acc`; writes y when given.
 template <class Op, class T, class A>
@@ -858,8 +858,7 @@ A scan_segment(const T *x, T *y, int64_t lo, int64_t hi, bool reverse, A acc) {
   return acc;
 }
 
-template <class Op, class T>
-void cum_kernel(const T *x, T *y, const AxisView &v, bool reverse) {
+template <class Op, class T> void cum_kernel(const T *x, T *y, const AxisView &v, bool reverse) {
   using A = scan_t<Op, T>;
   const A id = Op::template identity<A>();
   if (v.outer * v.r * v.inner == 0)
@@ -930,37 +929,38 @@ void cum_kernel(const T *x, T *y, const AxisView &v, bool reverse) {
 
 template <class Op, bool AllowBool>
 const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
-  Primitive p;
-  p.name = name;
-  p.traits = traits;
-  p.jvp = r.jvp;
-  p.vjp = r.vjp;
-  p.batch = r.batch;
-  p.shape_rule = [name](std::span<const AbstractValue> in, const Params &params) {
-    expect_arity(name, in, 1);
-    const AbstractValue &x = in[0];
-    if (!AllowBool && is_bool(x.dtype))
-      fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
-    int64_t rank = static_cast<int64_t>(x.shape.size());
-    int64_t axis = params.get_int("axis");
-    if (axis < -rank || axis >= rank)
-      fail(name, "axis ", axis, " is out of range for ", x.str());
-    params.get_bool("reverse");
-    return std::vector<AbstractValue>{x};
-  };
-  p.impl = [](std::span<const Array> in, const Params &params,
-              std::span<const AbstractValue> out) {
-    Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    AxisView v = axis_view(in[0].shape(), normalize_axis_param(params.get_int("axis"),
-                                                                in[0].ndim()));
-    bool reverse = params.get_bool("reverse");
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if constexpr (AllowBool || !std::is_same_v<T, bool>)
-        cum_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()), v, reverse);
-    });
-    return std::vector<Array>{y};
-  };
-  return register_primitive(std::move(p));
+  return register_primitive({
+      .name = name,
+      .traits = traits,
+      .shape_rule =
+          [name](std::span<const AbstractValue> in, const Params &params) {
+            expect_arity(name, in, 1);
+            const AbstractValue &x = in[0];
+            if (!AllowBool && is_bool(x.dtype))
+              fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
+            int64_t rank = static_cast<int64_t>(x.shape.size());
+            int64_t axis = params.get_int("axis");
+            if (axis < -rank || axis >= rank)
+              fail(name, "axis ", axis, " is out of range for ", x.str());
+            params.get_bool("reverse");
+            return std::vector<AbstractValue>{x};
+          },
+      .impl =
+          [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
+            Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+            AxisView v = axis_view(in[0].shape(),
+                                   normalize_axis_param(params.get_int("axis"), in[0].ndim()));
+            bool reverse = params.get_bool("reverse");
+            STRATA_DISPATCH(in[0].dtype(), T, {
+              if constexpr (AllowBool || !std::is_same_v<T, bool>)
+                cum_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()), v, reverse);
+            });
+            return std::vector<Array>{y};
+          },
+      .jvp = r.jvp,
+      .vjp = r.vjp,
+      .batch = r.batch,
+  });
 }
 
 const Primitive &cumsum_p = def_cum<SumOp, false>("cumsum", kLinear, cumsum_rules);

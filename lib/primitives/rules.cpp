@@ -44,9 +44,9 @@ Array batch_to_front(const Array &x, int64_t bdim, int64_t size) {
   return lax::broadcast_in_dim(x, s, dims);
 }
 
-std::vector<Array> batch_elementwise(const BatchContext &ctx,
-                                     std::span<const Array> vals, std::span<const int64_t> dims,
-                                     const Params &params, std::vector<int64_t> &out_dims,
+std::vector<Array> batch_elementwise(const BatchContext &ctx, std::span<const Array> vals,
+                                     std::span<const int64_t> dims, const Params &params,
+                                     std::vector<int64_t> &out_dims,
                                      std::vector<int> scalar_operands) {
   if (vals.size() == 1) { // unary: the batch axis stays where it is
     std::vector<Array> outs = bind(*ctx.prim, {vals[0]}, params);
@@ -81,8 +81,8 @@ std::vector<Array> batch_elementwise(const BatchContext &ctx,
 
 BatchRule elementwise_batch_rule(std::vector<int> scalar_operands) {
   return [scalar_operands](const BatchContext &ctx, std::span<const Array> vals,
-                             std::span<const int64_t> dims, const Params &params,
-                             std::vector<int64_t> &out_dims) {
+                           std::span<const int64_t> dims, const Params &params,
+                           std::vector<int64_t> &out_dims) {
     return batch_elementwise(ctx, vals, dims, params, out_dims, scalar_operands);
   };
 }

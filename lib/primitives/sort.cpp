@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "primitives/elementwise_impl.h"
-#include "strata/internal/thread_pool.h"
 #include "primitives/rules_impl.h"
+#include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
 
 namespace strata {
@@ -218,17 +218,14 @@ std::vector<Array> sort_batch(const BatchContext &ctx, std::span<const Array> va
   return lax::sort(in, s.dim + 1, s.num_keys);
 }
 
-const Primitive &sort_p = [] () -> const Primitive & {
-  Primitive p;
-  p.name = kOp;
-  p.traits = kNone;
-  p.shape_rule = sort_shape_rule;
-  p.impl = sort_impl;
-  p.jvp = sort_jvp;
-  p.vjp = sort_vjp;
-  p.batch = sort_batch;
-  return register_primitive(std::move(p));
-}();
+const Primitive &sort_p = register_primitive({
+    .name = kOp,
+    .shape_rule = sort_shape_rule,
+    .impl = sort_impl,
+    .jvp = sort_jvp,
+    .vjp = sort_vjp,
+    .batch = sort_batch,
+});
 
 } // namespace
 
