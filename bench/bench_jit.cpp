@@ -27,8 +27,8 @@ void bench_call_overhead() {
   f(x);
   double t = time_per_call([&] { Array y = f(x); }, 20000);
   double te = time_per_call([&] { Array y = lax::add(x, x); }, 20000);
-  record("jit_cache_hit_call_f32x8", "us", t * 1e6, "eager lax::add dispatch (same run)",
-         te * 1e6, "lower", "\"target\": 3.0");
+  record("jit_cache_hit_call_f32x8", "us", t * 1e6, "eager lax::add dispatch (same run)", te * 1e6,
+         "lower", "\"target\": 3.0");
 }
 
 // The six-op chain of the target: tanh(x * a + b) * exp(-x) - c, on 1e7 floats.
@@ -48,8 +48,8 @@ void bench_chain() {
   double tm = memcpy_seconds(dst.data(), src.data(), n * 4, std::thread::hardware_concurrency());
   record("jit_chain6_1e7_f32_bandwidth", "GB/s", bw, "memcpy bandwidth (same run)",
          2.0 * n * 4 / tm / 1e9, "higher", "\"target\": 0.7");
-  record("jit_chain6_1e7_f32_time", "ms", t * 1e3, "Strata eager, op by op (same run)",
-         te * 1e3, "lower");
+  record("jit_chain6_1e7_f32_time", "ms", t * 1e3, "Strata eager, op by op (same run)", te * 1e3,
+         "lower");
 }
 
 Weights mlp_init(const std::vector<int64_t> &sizes) {

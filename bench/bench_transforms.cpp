@@ -1,6 +1,7 @@
 // Transform benchmarks: per-example gradients of a 784-256-10 MLP at batch 128, by
-// vmap(grad) against a loop of grad over the examples (eager, CPU), and jit(vmap(grad)). Prints JSON records; the
-// PyTorch peers are measured by bench/peers_torch.py in the same scripts/bench run.
+// vmap(grad) against a loop of grad over the examples (eager, CPU), and jit(vmap(grad)). Prints
+// JSON records; the PyTorch peers are measured by bench/peers_torch.py in the same scripts/bench
+// run.
 #include <map>
 
 #include "bench_util.h"

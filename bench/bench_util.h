@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <thread>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace strata::bench {
@@ -34,8 +34,8 @@ inline void record(const std::string &name, const std::string &unit, double stra
   double ratio = strata / peer_value;
   std::printf("{\"name\": \"%s\", \"unit\": \"%s\", \"strata\": %.6g, \"peer\": \"%s\", "
               "\"peer_value\": %.6g, \"ratio\": %.4f, \"better\": \"%s\"%s%s}\n",
-              name.c_str(), unit.c_str(), strata, peer.c_str(), peer_value, ratio,
-              better.c_str(), extra.empty() ? "" : ", ", extra.c_str());
+              name.c_str(), unit.c_str(), strata, peer.c_str(), peer_value, ratio, better.c_str(),
+              extra.empty() ? "" : ", ", extra.c_str());
   std::fflush(stdout);
 }
 

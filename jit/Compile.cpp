@@ -9,6 +9,14 @@
 #include <dlfcn.h>
 
 #include "jit/DiskCache.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "transforms/Pipelines.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -19,14 +27,6 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassInstrumentation.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include <omp.h>
 
 #include "strata/error.h"
@@ -54,7 +54,6 @@ struct FailedPassRecorder : mlir::PassInstrumentation {
 
 } // namespace
 
-
 namespace {
 
 /// A builder for the host's target machine (CPU name and features detected at run time).
@@ -76,15 +75,15 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMac
   return std::move(*tm);
 }
 
-
 /// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
 /// the runtime calls every compiled function the same way whatever its arity.
 void add_packed_entry(llvm::Module &m) {
   llvm::Function *target = m.getFunction("_mlir_ciface_main");
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::get(ctx, 0);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
-                                    llvm::GlobalValue::ExternalLinkage, "strata_entry", m);
+  auto *fn =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+                             llvm::GlobalValue::ExternalLinkage, "strata_entry", m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < target->arg_size(); ++i) {
@@ -129,9 +128,7 @@ void add_init_fini(llvm::Module &m) {
   }
 }
 
-
 } // namespace
-
 
 namespace detail {
 
@@ -175,9 +172,9 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
   llvm::LLVMContext llvm_ctx;
   std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
   if (!ir)
-    throw Error(strata::detail::cat("[jit] translating ", name, " to LLVM IR failed:\n",
-                                    diagnostics),
-                ErrorKind::Internal);
+    throw Error(
+        strata::detail::cat("[jit] translating ", name, " to LLVM IR failed:\n", diagnostics),
+        ErrorKind::Internal);
   add_packed_entry(*ir);
   add_init_fini(*ir);
   if (stages) {
@@ -200,7 +197,6 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
                 ErrorKind::Internal);
   return std::move(*compiled);
 }
-
 
 std::unique_ptr<llvm::MemoryBuffer>
 compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
@@ -265,7 +261,7 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
   llvm::orc::SymbolMap symbols;
   for (const auto &[symbol, address] : runtime_symbols)
     symbols[(*jit)->mangleAndIntern(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                                 llvm::JITSymbolFlags::Exported};
+                                                llvm::JITSymbolFlags::Exported};
   llvm::cantFail(lib.define(llvm::orc::absoluteSymbols(std::move(symbols))));
   if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
     throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),
@@ -291,9 +287,5 @@ void (*lookup_void_fn(llvm::orc::LLJIT &jit, const char *name))() {
 }
 
 } // namespace detail
-
-
-
-
 
 } // namespace strata::rt

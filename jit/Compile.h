@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-
 namespace llvm {
 class MemoryBuffer;
 namespace orc {

@@ -4,9 +4,9 @@
 #include "dialects/strata/StrataOps.h"
 #include "transforms/InitStrata.h"
 
-#include "llvm/Support/TargetSelect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/TargetSelect.h"
 #include <omp.h>
 
 namespace strata::rt {

@@ -5,9 +5,9 @@
 #include "runtime/host/HostRuntime.h"
 #include "transforms/Pipelines.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "mlir/IR/BuiltinOps.h"
 
 #include "strata/device.h"
 
@@ -23,9 +23,7 @@ std::unique_ptr<CpuExecutable> CpuExecutable::compile(StagedFunction staged,
   if (!object)
     return nullptr;
   auto exe = std::unique_ptr<CpuExecutable>(new CpuExecutable());
-  exe->jit_ = detail::load_object(
-      std::move(object),
-cpu_runtime_symbols());
+  exe->jit_ = detail::load_object(std::move(object), cpu_runtime_symbols());
   exe->entry_ = detail::lookup_entry(*exe->jit_);
   exe->adopt_signature(staged);
   return exe;

@@ -20,9 +20,10 @@ namespace strata::rt {
 class STRATA_EXPORT CpuExecutable : public Executable {
 public:
   /// Lowers and compiles `staged` (consumed), or loads its object code from the persistent cache
-  /// (STRATA_CACHE_DIR) when an earlier process compiled the same IR. With `stages`, records every stage's text; with
-  /// `stop_after` set to a stage name, stops there (nothing is compiled, result is null).
-  /// Throws strata::Error naming the failing pass and the IR location on a compile failure.
+  /// (STRATA_CACHE_DIR) when an earlier process compiled the same IR. With `stages`, records every
+  /// stage's text; with `stop_after` set to a stage name, stops there (nothing is compiled, result
+  /// is null). Throws strata::Error naming the failing pass and the IR location on a compile
+  /// failure.
   static std::unique_ptr<CpuExecutable> compile(StagedFunction staged, const std::string &name,
                                                 StageTexts *stages = nullptr,
                                                 const std::string &stop_after = "");

@@ -25,8 +25,9 @@ std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
 /// What, besides the IR, decides the machine code: the compiler and the host CPU.
 const std::string &compiler_fingerprint() {
   static const std::string f = [] {
-    std::string s = "strata-0.1 llvm-" LLVM_VERSION_STRING " cpu=" +
-                    llvm::sys::getHostCPUName().str() + " features=";
+    std::string s =
+        "strata-0.1 llvm-" LLVM_VERSION_STRING " cpu=" + llvm::sys::getHostCPUName().str() +
+        " features=";
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       s += (feature.second ? "+" : "-") + feature.first().str() + ",";
     return s;

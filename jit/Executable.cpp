@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "llvm/ADT/SmallVector.h"
 #include "runtime/host/HostCallback.h"
 #include "strata/device.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include "strata/internal/buffer.h"
 
@@ -65,8 +65,8 @@ std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<
 }
 
 std::vector<Array> assemble_outputs(const std::vector<StagedOutput> &outputs,
-                                            const std::vector<Array> &results,
-                                            const std::vector<Array> &inputs) {
+                                    const std::vector<Array> &results,
+                                    const std::vector<Array> &inputs) {
   std::vector<Array> outs;
   outs.reserve(outputs.size());
   for (const StagedOutput &o : outputs) {

@@ -8,9 +8,9 @@
 #include "runtime/host/HostRuntime.h"
 #include "transforms/Pipelines.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "mlir/IR/BuiltinOps.h"
 
 #include "strata/device.h"
 #include "strata/error.h"
@@ -41,7 +41,6 @@ mlir::strata::PipelineStages gpu_stages(const GpuTarget &t) {
   return mlir::strata::gpuLoweringStages(options);
 }
 } // namespace
-
 
 GpuExecutable::~GpuExecutable() {
   if (!initialized_)

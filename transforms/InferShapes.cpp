@@ -39,8 +39,8 @@ LogicalResult refine(Operation *op) {
   if (failed(inferred))
     return op->emitOpError() << "shape rule fails on the refined operands: " << error;
   if (inferred->size() != op->getNumResults())
-    return op->emitOpError() << "has " << op->getNumResults() << " results, but the shape rule gives "
-                             << inferred->size();
+    return op->emitOpError() << "has " << op->getNumResults()
+                             << " results, but the shape rule gives " << inferred->size();
   for (OpResult result : op->getResults()) {
     auto old = cast<RankedTensorType>(result.getType());
     RankedTensorType refined = (*inferred)[result.getResultNumber()];

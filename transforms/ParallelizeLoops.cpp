@@ -43,9 +43,9 @@ void parallelizeOuterLoop(IRRewriter &rewriter, ArrayRef<Operation *> loops) {
     if (!trips || trips->getSExtValue() < 2)
       continue;
     rewriter.setInsertionPoint(forOp);
-    auto par = scf::ParallelOp::create(rewriter, forOp.getLoc(), ValueRange{forOp.getLowerBound()},
-                                       ValueRange{forOp.getUpperBound()},
-                                       ValueRange{forOp.getStep()});
+    auto par =
+        scf::ParallelOp::create(rewriter, forOp.getLoc(), ValueRange{forOp.getLowerBound()},
+                                ValueRange{forOp.getUpperBound()}, ValueRange{forOp.getStep()});
     Block *body = forOp.getBody();
     rewriter.eraseOp(body->getTerminator());
     rewriter.inlineBlockBefore(body, par.getBody()->getTerminator(), par.getInductionVars());
@@ -69,8 +69,7 @@ struct StrataParallelizeLoopsPass
       rewriter.setInsertionPoint(op);
       // Only all-parallel nests: a reduction loop inside scf.parallel becomes an OpenMP
       // reduction, which the scf-to-cf lowering cannot handle inside its alloca scope.
-      bool parallel = op.getNumLoops() > 0 &&
-                      op.getNumLoops() == op.getNumParallelLoops() &&
+      bool parallel = op.getNumLoops() > 0 && op.getNumLoops() == op.getNumParallelLoops() &&
                       totalIterations(op) >= minIterations;
       FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToLoops(rewriter, op);
       if (failed(loops)) {

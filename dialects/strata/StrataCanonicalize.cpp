@@ -278,7 +278,8 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
   }
   // A splat stays a splat of the larger shape.
   if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getOperand()))
-    if (isFoldableElementType(splat.getElementType()) && cast<ShapedType>(getType()).hasStaticShape())
+    if (isFoldableElementType(splat.getElementType()) &&
+        cast<ShapedType>(getType()).hasStaticShape())
       return SplatElementsAttr::get(cast<ShapedType>(getType()), splat.getSplatValue<Attribute>());
   return {};
 }
@@ -387,8 +388,7 @@ struct DropUnusedCondResults : OpRewritePattern<CondOp> {
     SmallVector<Type> types;
     for (unsigned i : kept)
       types.push_back(op.getResult(i).getType());
-    auto now = CondOp::create(rewriter, op.getLoc(), types, op.getIndex(),
-                              op.getBranches().size());
+    auto now = CondOp::create(rewriter, op.getLoc(), types, op.getIndex(), op.getBranches().size());
     for (auto [from, to] : llvm::zip(op.getBranches(), now.getBranches())) {
       rewriter.inlineRegionBefore(from, to, to.end());
       YieldOp yield = yieldOf(to);
@@ -429,8 +429,7 @@ bool onlyPassedOn(BlockArgument arg, YieldOp yield, unsigned pos) {
 /// Moves the regions of `from` into `to` (same region count), then drops the block arguments
 /// at `deadArgs` and the yield operands at `deadYields` of region `r` (both per region).
 void moveRegionsDropping(PatternRewriter &rewriter, Operation *from, Operation *to,
-                         ArrayRef<llvm::BitVector> deadArgs,
-                         ArrayRef<llvm::BitVector> deadYields) {
+                         ArrayRef<llvm::BitVector> deadArgs, ArrayRef<llvm::BitVector> deadYields) {
   for (unsigned r = 0; r < from->getNumRegions(); ++r) {
     Region &dst = to->getRegion(r);
     rewriter.inlineRegionBefore(from->getRegion(r), dst, dst.end());
@@ -503,8 +502,8 @@ struct DropDeadScanValues : OpRewritePattern<ScanOp> {
     for (unsigned i = 0; i < nc + ny; ++i)
       if (!deadYields[i])
         types.push_back(op.getResult(i).getType());
-    auto now = ScanOp::create(rewriter, op.getLoc(), types, inits, xs, op.getLength(),
-                              op.getReverse());
+    auto now =
+        ScanOp::create(rewriter, op.getLoc(), types, inits, xs, op.getLength(), op.getReverse());
     moveRegionsDropping(rewriter, op, now, {deadArgs}, {deadYields});
     SmallVector<Value> results(nc + ny);
     for (unsigned i = 0, j = 0; i < nc + ny; ++i)

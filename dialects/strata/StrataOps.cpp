@@ -40,8 +40,8 @@ ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseType(type))
     return failure();
   if (type.getNumInputs() != operands.size())
-    return parser.emitError(typeLoc) << "expected " << operands.size()
-                                     << " input types, got " << type.getNumInputs();
+    return parser.emitError(typeLoc)
+           << "expected " << operands.size() << " input types, got " << type.getNumInputs();
   for (auto [arg, t] : llvm::zip(args, type.getInputs()))
     arg.type = t;
   if (parser.resolveOperands(operands, type.getInputs(), typeLoc, result.operands))
@@ -55,9 +55,7 @@ void FusionOp::print(OpAsmPrinter &p) {
   Region &region = getRegion();
   if (!region.empty() && region.front().getNumArguments() == getInputs().size()) {
     llvm::interleaveComma(llvm::zip(region.front().getArguments(), getInputs()), p,
-                          [&](auto pair) {
-                            p << std::get<0>(pair) << " = " << std::get<1>(pair);
-                          });
+                          [&](auto pair) { p << std::get<0>(pair) << " = " << std::get<1>(pair); });
   } else {
     p << getInputs();
   }
@@ -121,13 +119,12 @@ LogicalResult verifyArguments(Operation *op, Region &region, StringRef what, Typ
   Block &block = region.front();
   if (block.getNumArguments() != types.size())
     return op->emitOpError() << what << " has " << block.getNumArguments()
-                             << " block arguments but expects " << types.size() << " ("
-                             << valueName << "s)";
+                             << " block arguments but expects " << types.size() << " (" << valueName
+                             << "s)";
   for (auto [i, arg, type] : llvm::enumerate(block.getArguments(), types))
     if (arg.getType() != type)
-      return op->emitOpError() << what << " block argument #" << i << " has type "
-                               << arg.getType() << ", but " << valueName << " #" << i
-                               << " has type " << type;
+      return op->emitOpError() << what << " block argument #" << i << " has type " << arg.getType()
+                               << ", but " << valueName << " #" << i << " has type " << type;
   return success();
 }
 

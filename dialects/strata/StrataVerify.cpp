@@ -119,13 +119,13 @@ LogicalResult addParam(Operation *op, StringRef name, Attribute attr, ::strata::
   } else if (auto t = dyn_cast<TypeAttr>(attr)) {
     std::optional<::strata::DType> dtype = toDType(t.getValue());
     if (!dtype)
-      return emit ? op->emitOpError() << "attribute '" << name
-                                      << "' has unsupported element type " << t.getValue()
+      return emit ? op->emitOpError() << "attribute '" << name << "' has unsupported element type "
+                                      << t.getValue()
                   : failure();
     params.set(str(name), *dtype);
   } else {
-    return emit ? op->emitOpError() << "attribute '" << name
-                                    << "' has no primitive parameter form: " << attr
+    return emit ? op->emitOpError()
+                      << "attribute '" << name << "' has no primitive parameter form: " << attr
                 : failure();
   }
   return success();
@@ -292,9 +292,8 @@ LogicalResult verifyPrimitiveOp(Operation *op) {
     return op->emitOpError() << error;
 
   if (expected->size() != op->getNumResults())
-    return op->emitOpError() << "has " << op->getNumResults()
-                             << " results, but the shape rule of '" << name << "' gives "
-                             << expected->size();
+    return op->emitOpError() << "has " << op->getNumResults() << " results, but the shape rule of '"
+                             << name << "' gives " << expected->size();
   // A result may be less precise than the rule (a dynamic dimension), never different.
   for (OpResult result : op->getResults()) {
     RankedTensorType want = toTensorType(op->getContext(), (*expected)[result.getResultNumber()]);

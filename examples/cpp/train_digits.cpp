@@ -67,8 +67,8 @@ Array loss_fn(const Weights &p, const Array &x, const Array &y) {
 
 // One Adam step: (params, m, v, step, x, y) -> (loss, params, m, v).
 std::tuple<Array, Weights, Weights, Weights> train_step(const Weights &p, const Weights &m,
-                                                     const Weights &v, const Array &step,
-                                                     const Array &x, const Array &y) {
+                                                        const Weights &v, const Array &step,
+                                                        const Array &x, const Array &y) {
   auto [loss, g] = value_and_grad(loss_fn)(p, x, y);
   const double lr = 3e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8;
   Array t = step + as_weak(1.0);
@@ -105,11 +105,10 @@ int main(int argc, char **argv) {
     v.push_back(zeros_like(w));
   }
   auto step = jit(train_step, JitOptions{.name = "train_step"});
-  auto accuracy = jit(
-      [](const Weights &p, const Array &x, const Array &y) {
-        return mean((argmax(logits(p, x), -1) == y).astype(float32));
-      },
-      JitOptions{.name = "accuracy"});
+  auto accuracy =
+      jit([](const Weights &p, const Array &x,
+             const Array &y) { return mean((argmax(logits(p, x), -1) == y).astype(float32)); },
+          JitOptions{.name = "accuracy"});
 
   Array t = zeros({}, float32);
   for (int epoch = 0; epoch < epochs; ++epoch) {

@@ -47,23 +47,49 @@ struct bf16_t {
 };
 STRATA_EXPORT float to_float(f16_t v);
 STRATA_EXPORT float to_float(bf16_t v);
-STRATA_EXPORT f16_t to_f16(float v);  // round to nearest even
+STRATA_EXPORT f16_t to_f16(float v);   // round to nearest even
 STRATA_EXPORT bf16_t to_bf16(float v); // round to nearest even
 
 template <class T> struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
-template <> struct dtype_of<int8_t> { static constexpr DType value = DType::Int8; };
-template <> struct dtype_of<int16_t> { static constexpr DType value = DType::Int16; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::UInt16; };
-template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::UInt32; };
-template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::UInt64; };
-template <> struct dtype_of<f16_t> { static constexpr DType value = DType::Float16; };
-template <> struct dtype_of<bf16_t> { static constexpr DType value = DType::BFloat16; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+template <> struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <> struct dtype_of<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <> struct dtype_of<int16_t> {
+  static constexpr DType value = DType::Int16;
+};
+template <> struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <> struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <> struct dtype_of<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <> struct dtype_of<uint16_t> {
+  static constexpr DType value = DType::UInt16;
+};
+template <> struct dtype_of<uint32_t> {
+  static constexpr DType value = DType::UInt32;
+};
+template <> struct dtype_of<uint64_t> {
+  static constexpr DType value = DType::UInt64;
+};
+template <> struct dtype_of<f16_t> {
+  static constexpr DType value = DType::Float16;
+};
+template <> struct dtype_of<bf16_t> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <> struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <> struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
 
 /// One entry of an index expression: x[{0, Slice(1, 3), NewAxis, Ellipsis, idx_array}].
 struct Slice {
@@ -189,8 +215,7 @@ STRATA_EXPORT void reset_peak_memory();
 
 template <class T> std::vector<T> Array::to_vector() const {
   if (dtype() != dtype_of<T>::value)
-    fail("to_vector", "array is ", type_str(), ", requested ",
-         short_name(dtype_of<T>::value));
+    fail("to_vector", "array is ", type_str(), ", requested ", short_name(dtype_of<T>::value));
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(static_cast<size_t>(size()));
     copy_to(bytes.data());

@@ -42,8 +42,8 @@ STRATA_EXPORT Array atanh(const Array &x);
 STRATA_EXPORT Array cbrt(const Array &x);
 STRATA_EXPORT Array exp2(const Array &x);
 STRATA_EXPORT Array erfc(const Array &x);
-STRATA_EXPORT Array lgamma(const Array &x);  // log |Gamma(x)|
-STRATA_EXPORT Array digamma(const Array &x); // psi(x); NaN at 0 and the negative integers
+STRATA_EXPORT Array lgamma(const Array &x);     // log |Gamma(x)|
+STRATA_EXPORT Array digamma(const Array &x);    // psi(x); NaN at 0 and the negative integers
 STRATA_EXPORT Array bessel_i0e(const Array &x); // exp(-|x|) I0(x)
 STRATA_EXPORT Array bessel_i1e(const Array &x); // exp(-|x|) I1(x)
 STRATA_EXPORT Array is_finite(const Array &x);
@@ -115,9 +115,8 @@ STRATA_EXPORT Array dynamic_slice(const Array &x, const std::vector<Array> &star
 STRATA_EXPORT Array dynamic_update_slice(const Array &x, const Array &update,
                                          const std::vector<Array> &start_indices);
 /// Pads with a scalar `padding_value`: low/high may be negative (crop), interior >= 0.
-STRATA_EXPORT Array pad(const Array &x, const Array &padding_value,
-                        const std::vector<int64_t> &low, const std::vector<int64_t> &high,
-                        const std::vector<int64_t> &interior);
+STRATA_EXPORT Array pad(const Array &x, const Array &padding_value, const std::vector<int64_t> &low,
+                        const std::vector<int64_t> &high, const std::vector<int64_t> &interior);
 STRATA_EXPORT Array concatenate(const std::vector<Array> &xs, int64_t dimension);
 
 // ---- Reductions ---------------------------------------------------------------------------
@@ -138,8 +137,7 @@ struct DotDimensionNumbers {
   std::vector<int64_t> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
 };
 /// Output dims: batch dims, then lhs free dims, then rhs free dims (as lax.dot_general).
-STRATA_EXPORT Array dot_general(const Array &lhs, const Array &rhs,
-                                const DotDimensionNumbers &dims,
+STRATA_EXPORT Array dot_general(const Array &lhs, const Array &rhs, const DotDimensionNumbers &dims,
                                 std::optional<DType> preferred_element_type = std::nullopt);
 
 // ---- Gather and scatter (XLA semantics; the index vector is the last dim of indices) -------
@@ -150,8 +148,7 @@ struct GatherDimensionNumbers {
 STRATA_EXPORT Array gather(const Array &operand, const Array &indices,
                            const GatherDimensionNumbers &dims, const Shape &slice_sizes);
 struct ScatterDimensionNumbers {
-  std::vector<int64_t> update_window_dims, inserted_window_dims,
-      scatter_dims_to_operand_dims;
+  std::vector<int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
 };
 /// Updates whose window falls out of bounds are dropped (as JAX's default mode).
 STRATA_EXPORT Array scatter_add(const Array &operand, const Array &indices, const Array &updates,

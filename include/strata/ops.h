@@ -160,7 +160,8 @@ STRATA_EXPORT Array flip(const Array &x, Axes axes = {});
 /// integer index arrays are wrapped once if negative and then clamped (docs/indexing.md).
 STRATA_EXPORT Array index(const Array &x, const std::vector<Index> &indices);
 /// take along one axis (or the flattened array); indices as in `index`.
-STRATA_EXPORT Array take(const Array &x, const Array &indices, std::optional<int> axis = std::nullopt);
+STRATA_EXPORT Array take(const Array &x, const Array &indices,
+                         std::optional<int> axis = std::nullopt);
 STRATA_EXPORT Array take_along_axis(const Array &x, const Array &indices, int axis);
 
 // ---- Operators ----------------------------------------------------------------------------
@@ -195,14 +196,14 @@ template <class S> Array as_weak_like(const Array &x, S s) {
       return Array::weak_scalar(static_cast<double>(s), x.dtype());
   return as_weak(s);
 }
-#define STRATA_SCALAR_OPERATOR(OP)                                                             \
-  template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                       \
-  Array operator OP(const Array &x, S s) {                                                     \
-    return x OP as_weak_like(x, s);                                                            \
-  }                                                                                            \
-  template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                       \
-  Array operator OP(S s, const Array &x) {                                                     \
-    return as_weak_like(x, s) OP x;                                                            \
+#define STRATA_SCALAR_OPERATOR(OP)                                                                 \
+  template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                           \
+  Array operator OP(const Array &x, S s) {                                                         \
+    return x OP as_weak_like(x, s);                                                                \
+  }                                                                                                \
+  template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                           \
+  Array operator OP(S s, const Array &x) {                                                         \
+    return as_weak_like(x, s) OP x;                                                                \
   }
 STRATA_SCALAR_OPERATOR(+)
 STRATA_SCALAR_OPERATOR(-)

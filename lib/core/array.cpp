@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "core/allocator_impl.h"
-#include "strata/internal/buffer.h"
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
 #include "strata/device.h"
+#include "strata/internal/buffer.h"
+#include "strata/internal/trace.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
-#include "strata/internal/trace.h"
 
 namespace strata {
 
@@ -28,7 +28,8 @@ void note_alloc(int64_t n) {
   g_live_buffers.fetch_add(1, std::memory_order_relaxed);
   g_total_allocs.fetch_add(1, std::memory_order_relaxed);
   int64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  while (live > peak && !g_peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  while (live > peak &&
+         !g_peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }
 }
 } // namespace
@@ -79,18 +80,19 @@ int64_t num_elements(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n))
-      throw Error(detail::cat("[shape] the element count of ", shape_str(shape),
-                              " overflows int64"));
+      throw Error(
+          detail::cat("[shape] the element count of ", shape_str(shape), " overflows int64"));
   return n;
 }
 
-// ---- 16-bit floats -------------------------------------------------------------------------------
+// ---- 16-bit floats
+// -------------------------------------------------------------------------------
 float to_float(bf16_t v) { return std::bit_cast<float>(static_cast<uint32_t>(v.bits) << 16); }
 bf16_t to_bf16(float f) {
   uint32_t u = std::bit_cast<uint32_t>(f);
   if (std::isnan(f))
     return {static_cast<uint16_t>((u >> 16) | 0x40)}; // keep NaN quiet
-  u += 0x7fff + ((u >> 16) & 1); // round to nearest even
+  u += 0x7fff + ((u >> 16) & 1);                      // round to nearest even
   return {static_cast<uint16_t>(u >> 16)};
 }
 float to_float(f16_t v) {
@@ -155,8 +157,8 @@ void Array::check_count(int64_t count, const Shape &shape) {
     if (d < 0)
       fail("array", "negative dimension in shape ", shape_str(shape));
   if (count != num_elements(shape))
-    fail("array", "got ", count, " values for shape ", shape_str(shape), " (",
-         num_elements(shape), " elements)");
+    fail("array", "got ", count, " values for shape ", shape_str(shape), " (", num_elements(shape),
+         " elements)");
 }
 
 Array Array::from_data(const void *data, const Shape &shape, DType dtype) {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "strata/internal/buffer.h"
 #include "strata/error.h"
+#include "strata/internal/buffer.h"
 
 namespace strata {
 
@@ -45,8 +45,9 @@ void register_device_eval(Device::Kind kind, DeviceEvalFn fn) {
 DeviceBackend *checked_backend(std::string_view op, Device device) {
   DeviceBackend *b = device_backend(device.kind);
   if (!b)
-    fail(op, device.to_string(), " is not available: no CUDA runtime is loaded (link "
-             "Strata::cuda or use the jit library, which loads it)");
+    fail(op, device.to_string(),
+         " is not available: no CUDA runtime is loaded (link "
+         "Strata::cuda or use the jit library, which loads it)");
   int count = b->device_count();
   if (device.index < 0 || device.index >= count)
     fail(op, device.to_string(), " is not available: ",
@@ -130,8 +131,7 @@ Array device_put(const Array &x, Device device) {
   else if (device.kind == Device::Kind::CPU)
     checked_backend("device_put", from)->copy_to_host(from.index, dst, src.data(), n);
   else
-    checked_backend("device_put", from)->copy_between(from.index, src.data(), device.index, dst,
-                                                      n);
+    checked_backend("device_put", from)->copy_between(from.index, src.data(), device.index, dst, n);
   return out;
 }
 

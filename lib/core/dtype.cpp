@@ -45,8 +45,7 @@ DType dtype_from_name(std::string_view name) {
 }
 
 bool is_floating(DType t) {
-  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 ||
-         t == DType::Float64;
+  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
 bool is_signed_integer(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
@@ -65,10 +64,14 @@ DType canonicalize_dtype(DType t) {
   if (x64_enabled())
     return t;
   switch (t) {
-  case DType::Int64: return DType::Int32;
-  case DType::UInt64: return DType::UInt32;
-  case DType::Float64: return DType::Float32;
-  default: return t;
+  case DType::Int64:
+    return DType::Int32;
+  case DType::UInt64:
+    return DType::UInt32;
+  case DType::Float64:
+    return DType::Float32;
+  default:
+    return t;
   }
 }
 DType default_int_dtype() { return x64_enabled() ? DType::Int64 : DType::Int32; }
@@ -138,19 +141,32 @@ const Lattice &lattice() {
 
 int node_of(DType t) {
   switch (t) {
-  case DType::Bool: return B1;
-  case DType::Int8: return I8;
-  case DType::Int16: return I16;
-  case DType::Int32: return I32;
-  case DType::Int64: return I64;
-  case DType::UInt8: return U8;
-  case DType::UInt16: return U16;
-  case DType::UInt32: return U32;
-  case DType::UInt64: return U64;
-  case DType::Float16: return F16;
-  case DType::BFloat16: return BF16;
-  case DType::Float32: return F32;
-  case DType::Float64: return F64;
+  case DType::Bool:
+    return B1;
+  case DType::Int8:
+    return I8;
+  case DType::Int16:
+    return I16;
+  case DType::Int32:
+    return I32;
+  case DType::Int64:
+    return I64;
+  case DType::UInt8:
+    return U8;
+  case DType::UInt16:
+    return U16;
+  case DType::UInt32:
+    return U32;
+  case DType::UInt64:
+    return U64;
+  case DType::Float16:
+    return F16;
+  case DType::BFloat16:
+    return BF16;
+  case DType::Float32:
+    return F32;
+  case DType::Float64:
+    return F64;
   }
   return F64;
 }
@@ -162,8 +178,8 @@ int node_of(TypedDType t) {
   return node_of(t.dtype);
 }
 constexpr std::array<DType, kN> kNodeDType = {
-    DType::Bool,   DType::Int32,  DType::Float32, DType::UInt8,    DType::UInt16,
-    DType::UInt32, DType::UInt64, DType::Int8,    DType::Int16,    DType::Int32,
+    DType::Bool,   DType::Int32,    DType::Float32, DType::UInt8,   DType::UInt16,
+    DType::UInt32, DType::UInt64,   DType::Int8,    DType::Int16,   DType::Int32,
     DType::Int64,  DType::BFloat16, DType::Float16, DType::Float32, DType::Float64};
 } // namespace
 
@@ -179,9 +195,12 @@ TypedDType promote_types(TypedDType a, TypedDType b) {
   }
   int n = lattice().join(node_of(a), node_of(b));
   switch (n) {
-  case IW: return {a.weak && is_integer(a.dtype) ? a.dtype : b.dtype, true};
-  case FW: return {default_float_dtype(), true};
-  default: return {kNodeDType[n], false};
+  case IW:
+    return {a.weak && is_integer(a.dtype) ? a.dtype : b.dtype, true};
+  case FW:
+    return {default_float_dtype(), true};
+  default:
+    return {kNodeDType[n], false};
   }
 }
 

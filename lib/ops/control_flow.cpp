@@ -102,8 +102,8 @@ std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, cons
 
 std::pair<std::vector<Array>, std::vector<Array>>
 scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init,
-          const std::vector<Array> &xs, std::optional<int64_t> length, bool reverse,
-          int64_t unroll, lax::LoopGradOptions options) {
+          const std::vector<Array> &xs, std::optional<int64_t> length, bool reverse, int64_t unroll,
+          lax::LoopGradOptions options) {
   checked_inputs(op, init);
   checked_inputs(op, xs);
   int64_t n = -1;
@@ -155,11 +155,12 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
 void check_index(std::string_view op, const Array &index, bool boolean) {
   if (!index.valid())
     fail(op, "the ", boolean ? "predicate" : "index", " is an empty (default-constructed) Array");
-  bool ok = index.ndim() == 0 &&
-            (boolean ? index.dtype() == DType::Bool : is_integer(index.dtype()));
+  bool ok =
+      index.ndim() == 0 && (boolean ? index.dtype() == DType::Bool : is_integer(index.dtype()));
   if (!ok)
-    fail_kind(ErrorKind::Type, op, boolean ? "the predicate must be a boolean scalar, got "
-                                           : "the index must be an integer scalar, got ",
+    fail_kind(ErrorKind::Type, op,
+              boolean ? "the predicate must be a boolean scalar, got "
+                      : "the index must be an integer scalar, got ",
               index.type_str());
 }
 

@@ -17,11 +17,16 @@ enum class Accepts { Float, Numeric, Signed, Integer, IntOrBool, Any };
 template <Accepts A, class T> constexpr bool accepts_v() {
   constexpr bool f = is_float_v<T>, b = std::is_same_v<T, bool>;
   constexpr bool i = std::is_integral_v<T> && !b;
-  if constexpr (A == Accepts::Float) return f;
-  if constexpr (A == Accepts::Numeric) return f || i;
-  if constexpr (A == Accepts::Signed) return f || (i && std::is_signed_v<T>);
-  if constexpr (A == Accepts::Integer) return i;
-  if constexpr (A == Accepts::IntOrBool) return i || b;
+  if constexpr (A == Accepts::Float)
+    return f;
+  if constexpr (A == Accepts::Numeric)
+    return f || i;
+  if constexpr (A == Accepts::Signed)
+    return f || (i && std::is_signed_v<T>);
+  if constexpr (A == Accepts::Integer)
+    return i;
+  if constexpr (A == Accepts::IntOrBool)
+    return i || b;
   return true;
 }
 bool accepts(Accepts a, DType t);

@@ -12,9 +12,15 @@
 namespace strata {
 
 /// The type a kernel computes in: 16-bit floats compute in float and round on store.
-template <class T> struct compute_type { using type = T; };
-template <> struct compute_type<f16_t> { using type = float; };
-template <> struct compute_type<bf16_t> { using type = float; };
+template <class T> struct compute_type {
+  using type = T;
+};
+template <> struct compute_type<f16_t> {
+  using type = float;
+};
+template <> struct compute_type<bf16_t> {
+  using type = float;
+};
 template <class T> using compute_t = typename compute_type<T>::type;
 
 inline float load(f16_t v) { return to_float(v); }
@@ -32,33 +38,32 @@ template <class T, class C> inline T store(C v) {
     return static_cast<T>(v);
 }
 
-template <class T> inline constexpr bool is_half_v =
-    std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>;
-template <class T> inline constexpr bool is_float_v =
-    std::is_floating_point_v<T> || is_half_v<T>;
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>;
+template <class T> inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_half_v<T>;
 
 /// Runs BODY with T bound to the storage type of `dtype`. Bool is stored as bool (one byte).
-#define STRATA_DISPATCH_CASE(DT, TYPE, T, ...)                                                 \
-  case DT: {                                                                                   \
-    using T = TYPE;                                                                            \
-    __VA_ARGS__;                                                                               \
-    break;                                                                                     \
+#define STRATA_DISPATCH_CASE(DT, TYPE, T, ...)                                                     \
+  case DT: {                                                                                       \
+    using T = TYPE;                                                                                \
+    __VA_ARGS__;                                                                                   \
+    break;                                                                                         \
   }
-#define STRATA_DISPATCH(dtype, T, ...)                                                         \
-  switch (dtype) {                                                                             \
-    STRATA_DISPATCH_CASE(::strata::DType::Bool, bool, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::Int8, int8_t, T, __VA_ARGS__)                        \
-    STRATA_DISPATCH_CASE(::strata::DType::Int16, int16_t, T, __VA_ARGS__)                      \
-    STRATA_DISPATCH_CASE(::strata::DType::Int32, int32_t, T, __VA_ARGS__)                      \
-    STRATA_DISPATCH_CASE(::strata::DType::Int64, int64_t, T, __VA_ARGS__)                      \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt8, uint8_t, T, __VA_ARGS__)                      \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt16, uint16_t, T, __VA_ARGS__)                    \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt32, uint32_t, T, __VA_ARGS__)                    \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt64, uint64_t, T, __VA_ARGS__)                    \
-    STRATA_DISPATCH_CASE(::strata::DType::Float16, ::strata::f16_t, T, __VA_ARGS__)            \
-    STRATA_DISPATCH_CASE(::strata::DType::BFloat16, ::strata::bf16_t, T, __VA_ARGS__)          \
-    STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                      \
-    STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)                     \
+#define STRATA_DISPATCH(dtype, T, ...)                                                             \
+  switch (dtype) {                                                                                 \
+    STRATA_DISPATCH_CASE(::strata::DType::Bool, bool, T, __VA_ARGS__)                              \
+    STRATA_DISPATCH_CASE(::strata::DType::Int8, int8_t, T, __VA_ARGS__)                            \
+    STRATA_DISPATCH_CASE(::strata::DType::Int16, int16_t, T, __VA_ARGS__)                          \
+    STRATA_DISPATCH_CASE(::strata::DType::Int32, int32_t, T, __VA_ARGS__)                          \
+    STRATA_DISPATCH_CASE(::strata::DType::Int64, int64_t, T, __VA_ARGS__)                          \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt8, uint8_t, T, __VA_ARGS__)                          \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt16, uint16_t, T, __VA_ARGS__)                        \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt32, uint32_t, T, __VA_ARGS__)                        \
+    STRATA_DISPATCH_CASE(::strata::DType::UInt64, uint64_t, T, __VA_ARGS__)                        \
+    STRATA_DISPATCH_CASE(::strata::DType::Float16, ::strata::f16_t, T, __VA_ARGS__)                \
+    STRATA_DISPATCH_CASE(::strata::DType::BFloat16, ::strata::bf16_t, T, __VA_ARGS__)              \
+    STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                          \
+    STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)                         \
   }
 
 /// Two's-complement wrapping add and multiply: signed integer overflow is undefined in C++.
@@ -117,10 +122,18 @@ void gather_elements(const Array &src, Array &dst, const Shape &out_shape, F &&s
   do {
     int64_t off = src_offset(idx);
     switch (sz) {
-    case 1: d[k] = s[off]; break;
-    case 2: reinterpret_cast<uint16_t *>(d)[k] = reinterpret_cast<const uint16_t *>(s)[off]; break;
-    case 4: reinterpret_cast<uint32_t *>(d)[k] = reinterpret_cast<const uint32_t *>(s)[off]; break;
-    default: reinterpret_cast<uint64_t *>(d)[k] = reinterpret_cast<const uint64_t *>(s)[off]; break;
+    case 1:
+      d[k] = s[off];
+      break;
+    case 2:
+      reinterpret_cast<uint16_t *>(d)[k] = reinterpret_cast<const uint16_t *>(s)[off];
+      break;
+    case 4:
+      reinterpret_cast<uint32_t *>(d)[k] = reinterpret_cast<const uint32_t *>(s)[off];
+      break;
+    default:
+      reinterpret_cast<uint64_t *>(d)[k] = reinterpret_cast<const uint64_t *>(s)[off];
+      break;
     }
     ++k;
   } while (next_index(idx, out_shape));

@@ -30,9 +30,9 @@ Array batch_to_front(const Array &x, int64_t bdim, int64_t size);
 /// broadcast), the primitive applied once, outputs batched at 0. Unary ops keep their axis.
 /// The operands listed in scalar_operands (select's predicate, clamp's bounds) may be scalars
 /// beside larger operands: unbatched rank-0 ones stay scalars.
-std::vector<Array> batch_elementwise(const BatchContext &ctx,
-                                     std::span<const Array> vals, std::span<const int64_t> dims,
-                                     const Params &params, std::vector<int64_t> &out_dims,
+std::vector<Array> batch_elementwise(const BatchContext &ctx, std::span<const Array> vals,
+                                     std::span<const int64_t> dims, const Params &params,
+                                     std::vector<int64_t> &out_dims,
                                      std::vector<int> scalar_operands = {});
 /// The BatchRule of elementwise primitives (see batch_elementwise).
 BatchRule elementwise_batch_rule(std::vector<int> scalar_operands = {});

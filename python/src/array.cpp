@@ -53,9 +53,8 @@ Array int_scalar(py::handle value, DType t, bool weak) {
   check_int_fits(value, t);
   // Stored bytes directly (no convert op, so the value stays concrete under a trace); the
   // value fits, so the low bytes of its two's complement are the element.
-  uint64_t bits = t == DType::UInt64
-                      ? static_cast<uint64_t>(PyLong_AsUnsignedLongLong(value.ptr()))
-                      : static_cast<uint64_t>(PyLong_AsLongLong(value.ptr()));
+  uint64_t bits = t == DType::UInt64 ? static_cast<uint64_t>(PyLong_AsUnsignedLongLong(value.ptr()))
+                                     : static_cast<uint64_t>(PyLong_AsLongLong(value.ptr()));
   if (PyErr_Occurred())
     throw py::error_already_set();
   uint8_t bytes[8];
@@ -141,8 +140,7 @@ std::vector<Index> mask_indices(const Array &mask) {
 }
 
 void append_index(std::vector<Index> &out, py::handle k) {
-  if (py::isinstance<Array>(k) || py::isinstance<py::array>(k) ||
-      py::isinstance<py::list>(k)) {
+  if (py::isinstance<Array>(k) || py::isinstance<py::array>(k) || py::isinstance<py::list>(k)) {
     Array a = to_array(k);
     if (a.dtype() == DType::Bool) {
       for (Index &i : mask_indices(a))
@@ -399,8 +397,9 @@ void init_array(py::module_ &m) {
       [](py::handle dtype) { return numpy_dtype(canonicalize_dtype(dtype_from_py(dtype, false))); },
       py::arg("dtype"),
       "JAX's dtypes.canonicalize_dtype: the 32-bit type of a 64-bit one unless 64-bit mode is on.");
-  py::class_<Array> cls(m, "Array", "An immutable n-dimensional strata array (or a traced "
-                                    "value inside a transform).");
+  py::class_<Array> cls(m, "Array",
+                        "An immutable n-dimensional strata array (or a traced "
+                        "value inside a transform).");
   cls.def_property_readonly("shape", [](const Array &x) { return shape_tuple(x.shape()); })
       .def_property_readonly("dtype", [](const Array &x) { return numpy_dtype(x.dtype()); })
       .def_property_readonly("ndim", &Array::ndim)
@@ -417,7 +416,8 @@ void init_array(py::module_ &m) {
                              "False for a traced value inside jit or a transform.")
       .def("type_str", &Array::type_str, "'f32[2,3]'")
       .def(
-          "astype", [](const Array &x, py::handle dtype) { return astype(x, dtype_from_py(dtype)); },
+          "astype",
+          [](const Array &x, py::handle dtype) { return astype(x, dtype_from_py(dtype)); },
           py::arg("dtype"))
       .def(
           "reshape",
@@ -428,8 +428,7 @@ void init_array(py::module_ &m) {
           },
           "x.reshape(2, 3) or x.reshape((2, 3)); one dimension may be -1.")
       .def("item", &item_of, "The value of a size-1 array as a Python scalar.")
-      .def("__getitem__",
-           [](const Array &x, py::handle key) { return index(x, to_indices(key)); })
+      .def("__getitem__", [](const Array &x, py::handle key) { return index(x, to_indices(key)); })
       .def("__len__",
            [](const Array &x) {
              if (x.ndim() == 0)
@@ -462,21 +461,22 @@ void init_array(py::module_ &m) {
                                     x.type_str());
              return x.item<int64_t>();
            })
-      .def_property_readonly(
-          "__array_interface__",
-          [](const Array &x) {
-            // Zero-copy view for numpy; the dict-less cases fall back to __array__.
-            // Device arrays copy through __array__ (their data is not host memory).
-            if (!x.is_concrete() || x.dtype() == DType::BFloat16 || x.size() == 0 ||
-                x.device().kind != Device::Kind::CPU)
-              throw py::attribute_error("__array_interface__");
-            py::dict d;
-            d["shape"] = shape_tuple(x.shape());
-            d["typestr"] = numpy_dtype(x.dtype()).attr("str");
-            d["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(x.data()), true);
-            d["version"] = 3;
-            return d;
-          })
+      .def_property_readonly("__array_interface__",
+                             [](const Array &x) {
+                               // Zero-copy view for numpy; the dict-less cases fall back to
+                               // __array__. Device arrays copy through __array__ (their data is not
+                               // host memory).
+                               if (!x.is_concrete() || x.dtype() == DType::BFloat16 ||
+                                   x.size() == 0 || x.device().kind != Device::Kind::CPU)
+                                 throw py::attribute_error("__array_interface__");
+                               py::dict d;
+                               d["shape"] = shape_tuple(x.shape());
+                               d["typestr"] = numpy_dtype(x.dtype()).attr("str");
+                               d["data"] =
+                                   py::make_tuple(reinterpret_cast<uintptr_t>(x.data()), true);
+                               d["version"] = 3;
+                               return d;
+                             })
       .def(
           "__array__",
           [](const Array &x, py::object dtype, py::object) {
@@ -522,7 +522,7 @@ void init_array(py::module_ &m) {
       .def("__le__", &forward<less_equal>)
       .def("__gt__", &forward<greater>)
       .def("__ge__", &forward<greater_equal>);
-  cls.attr("__hash__") = py::none(); // arrays compare elementwise, as numpy's and JAX's
+  cls.attr("__hash__") = py::none();    // arrays compare elementwise, as numpy's and JAX's
   cls.attr("__array_priority__") = 100; // ndarray <op> Array defers to Array's reflected op
 
   m.def(

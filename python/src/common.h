@@ -71,16 +71,16 @@ void init_random(py::module_ &m);
 void init_lax(py::module_ &m);
 void init_callback(py::module_ &m);
 /// Binds NS::NAME(x) as M.NAME(x) (one array argument, converted from any array-like).
-#define STRATA_PY_UNARY_OF(M, NS, NAME)                                                         \
+#define STRATA_PY_UNARY_OF(M, NS, NAME)                                                            \
   M.def(#NAME, [](py::handle x) { return NS::NAME(to_array(x)); }, py::arg("x"))
 /// Binds NS::NAME(a, b) as M.NAME(A, B), promoting Python scalars as weak types.
-#define STRATA_PY_BINARY_OF(M, NS, NAME, A, B)                                                  \
-  M.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, py::handle y) {                                                          \
-        auto [a, b] = to_arrays(x, y);                                                          \
-        return NS::NAME(a, b);                                                                  \
-      },                                                                                        \
+#define STRATA_PY_BINARY_OF(M, NS, NAME, A, B)                                                     \
+  M.def(                                                                                           \
+      #NAME,                                                                                       \
+      [](py::handle x, py::handle y) {                                                             \
+        auto [a, b] = to_arrays(x, y);                                                             \
+        return NS::NAME(a, b);                                                                     \
+      },                                                                                           \
       py::arg(A), py::arg(B))
 
 void init_transforms(py::module_ &m);

@@ -63,11 +63,11 @@ void init_control_flow(py::module_ &m) {
       "for i in [lower, upper): carry = body_fn([i] + carry); int bounds are static.");
   m.def(
       "scan_flat",
-      [](py::object f, py::handle init, py::handle xs, std::optional<int64_t> length,
-         bool reverse, int64_t unroll, int64_t checkpoint_every) {
-        auto [carry, ys] = lax::scan_flat(flat_fn(std::move(f)), to_array_list(init),
-                                          to_array_list(xs), length, reverse, unroll,
-                                          grad_options(checkpoint_every));
+      [](py::object f, py::handle init, py::handle xs, std::optional<int64_t> length, bool reverse,
+         int64_t unroll, int64_t checkpoint_every) {
+        auto [carry, ys] =
+            lax::scan_flat(flat_fn(std::move(f)), to_array_list(init), to_array_list(xs), length,
+                           reverse, unroll, grad_options(checkpoint_every));
         return py::make_tuple(py::cast(carry), py::cast(ys));
       },
       arg("f"), arg("init"), arg("xs"), arg("length") = py::none(), arg("reverse") = false,

@@ -14,8 +14,7 @@ struct DLDevice {
   int32_t device_type;
   int32_t device_id;
 };
-enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4,
-                                kDLBool = 6 };
+enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
 struct DLDataType {
   uint8_t code;
   uint8_t bits;
@@ -49,17 +48,22 @@ struct Export {
 DLDataType dl_dtype(DType t) {
   uint8_t bits = static_cast<uint8_t>(itemsize(t) * 8);
   switch (t) {
-  case DType::Bool: return {kDLBool, 8, 1};
+  case DType::Bool:
+    return {kDLBool, 8, 1};
   case DType::Int8:
   case DType::Int16:
   case DType::Int32:
-  case DType::Int64: return {kDLInt, bits, 1};
+  case DType::Int64:
+    return {kDLInt, bits, 1};
   case DType::UInt8:
   case DType::UInt16:
   case DType::UInt32:
-  case DType::UInt64: return {kDLUInt, bits, 1};
-  case DType::BFloat16: return {kDLBfloat, 16, 1};
-  default: return {kDLFloat, bits, 1};
+  case DType::UInt64:
+    return {kDLUInt, bits, 1};
+  case DType::BFloat16:
+    return {kDLBfloat, 16, 1};
+  default:
+    return {kDLFloat, bits, 1};
   }
 }
 
@@ -123,8 +127,7 @@ void capsule_destructor(PyObject *cap) {
 
 py::capsule to_dlpack(const Array &x) {
   if (!x.is_concrete())
-    throw py::type_error("ConcretizationTypeError: __dlpack__ of a traced value (" +
-                         x.type_str() +
+    throw py::type_error("ConcretizationTypeError: __dlpack__ of a traced value (" + x.type_str() +
                          "): only concrete arrays can be exported; call it outside jit and "
                          "the transforms");
   auto *e = new Export{};
@@ -195,8 +198,7 @@ Array from_dlpack(py::object obj) {
       auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
       if (dev.first != kDLCPU && dev.first != kDLCUDAHost && dev.first != kDLCUDAManaged)
         throw py::value_error("[from_dlpack] the tensor lives on DLPack device type " +
-                              std::to_string(dev.first) + " (id " +
-                              std::to_string(dev.second) +
+                              std::to_string(dev.first) + " (id " + std::to_string(dev.second) +
                               "); strata has only the CPU: move it there first");
     }
     cap_obj = obj.attr("__dlpack__")();
@@ -263,15 +265,15 @@ void init_dlpack(py::module_ &m) {
           return to_dlpack(Array::from_data(x.data(), x.shape(), x.dtype()));
         return to_dlpack(x);
       },
-      py::name("__dlpack__"), py::is_method(cls), py::kw_only(),
-      py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-      py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+      py::name("__dlpack__"), py::is_method(cls), py::kw_only(), py::arg("stream") = py::none(),
+      py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+      py::arg("copy") = py::none(),
       "A DLPack capsule sharing this array's buffer (zero-copy; the capsule keeps the buffer "
       "alive). Consumers must treat the memory as read-only: strata arrays are immutable.");
   cls.attr("__dlpack__") = dlpack;
-  cls.attr("__dlpack_device__") = py::cpp_function(
-      [](const Array &) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },
-      py::name("__dlpack_device__"), py::is_method(cls), "(kDLCPU, 0).");
+  cls.attr("__dlpack_device__") =
+      py::cpp_function([](const Array &) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },
+                       py::name("__dlpack_device__"), py::is_method(cls), "(kDLCPU, 0).");
   m.def("from_dlpack", &from_dlpack, py::arg("x"),
         "An Array from an object with __dlpack__ (numpy, PyTorch, ...) or a DLPack capsule. "
         "The data is copied once (a strata buffer owns its memory); strided sources are "

@@ -62,15 +62,15 @@ void init_lax(py::module_ &root) {
   STRATA_PY_BINARY(shift_right_logical);
 #undef STRATA_PY_UNARY
 #undef STRATA_PY_BINARY
-#define STRATA_PY_UNARY_DOC(NAME, DOC)                                                          \
+#define STRATA_PY_UNARY_DOC(NAME, DOC)                                                             \
   m.def(#NAME, [](py::handle x) { return lax::NAME(to_array(x)); }, arg("x"), DOC)
-#define STRATA_PY_BINARY_DOC(NAME, A, B, DOC)                                                   \
-  m.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, py::handle y) {                                                          \
-        auto [a, b] = to_arrays(x, y);                                                          \
-        return lax::NAME(a, b);                                                                 \
-      },                                                                                        \
+#define STRATA_PY_BINARY_DOC(NAME, A, B, DOC)                                                      \
+  m.def(                                                                                           \
+      #NAME,                                                                                       \
+      [](py::handle x, py::handle y) {                                                             \
+        auto [a, b] = to_arrays(x, y);                                                             \
+        return lax::NAME(a, b);                                                                    \
+      },                                                                                           \
       arg(A), arg(B), DOC)
   STRATA_PY_UNARY_DOC(sinh, "Elementwise hyperbolic sine.");
   STRATA_PY_UNARY_DOC(cosh, "Elementwise hyperbolic cosine.");
@@ -209,9 +209,9 @@ void init_lax(py::module_ &root) {
       "concatenate",
       [](py::handle xs, int64_t dim) { return lax::concatenate(to_array_list(xs), dim); },
       arg("operands"), arg("dimension"));
-#define STRATA_PY_REDUCE(NAME)                                                                  \
-  m.def(                                                                                        \
-      #NAME, [](py::handle x, py::handle axes) { return lax::NAME(to_array(x), ints(axes)); },   \
+#define STRATA_PY_REDUCE(NAME)                                                                     \
+  m.def(                                                                                           \
+      #NAME, [](py::handle x, py::handle axes) { return lax::NAME(to_array(x), ints(axes)); },     \
       arg("operand"), arg("axes"))
   STRATA_PY_REDUCE(reduce_sum);
   STRATA_PY_REDUCE(reduce_max);
@@ -230,10 +230,12 @@ void init_lax(py::module_ &root) {
         return lax::argmin(to_array(x), axis, optional_dtype(dt).value_or(DType::Int32));
       },
       arg("operand"), arg("axis"), arg("index_dtype") = none);
-#define STRATA_PY_CUM(NAME)                                                                     \
-  m.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, int64_t axis, bool reverse) { return lax::NAME(to_array(x), axis, reverse); }, \
+#define STRATA_PY_CUM(NAME)                                                                        \
+  m.def(                                                                                           \
+      #NAME,                                                                                       \
+      [](py::handle x, int64_t axis, bool reverse) {                                               \
+        return lax::NAME(to_array(x), axis, reverse);                                              \
+      },                                                                                           \
       arg("operand"), arg("axis") = 0, arg("reverse") = false)
   STRATA_PY_CUM(cumsum);
   STRATA_PY_CUM(cumprod);

@@ -14,7 +14,8 @@ void init_nn(py::module_ &root) {
   m.def("silu", [](py::handle x) { return nn::silu(to_array(x)); }, arg("x"));
   m.def("sigmoid", [](py::handle x) { return nn::sigmoid(to_array(x)); }, arg("x"));
   m.def(
-      "softmax", [](py::handle x, py::handle axis) { return nn::softmax(to_array(x), to_axes(axis)); },
+      "softmax",
+      [](py::handle x, py::handle axis) { return nn::softmax(to_array(x), to_axes(axis)); },
       arg("x"), arg("axis") = -1);
   m.def(
       "log_softmax",

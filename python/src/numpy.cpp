@@ -11,12 +11,14 @@ void init_numpy(py::module_ &root) {
 
   // ---- Creation ---------------------------------------------------------------------------
   m.def(
-      "zeros", [](py::handle shape, py::handle dt) {
+      "zeros",
+      [](py::handle shape, py::handle dt) {
         return zeros(to_shape(shape), optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("shape"), arg("dtype") = none);
   m.def(
-      "ones", [](py::handle shape, py::handle dt) {
+      "ones",
+      [](py::handle shape, py::handle dt) {
         return ones(to_shape(shape), optional_dtype(dt).value_or(default_float_dtype()));
       },
       arg("shape"), arg("dtype") = none);
@@ -161,26 +163,36 @@ void init_numpy(py::module_ &root) {
   STRATA_PY_UNARY(cos);
   STRATA_PY_UNARY(tan);
   STRATA_PY_UNARY(tanh);
-  m.def("sinh", [](py::handle x) { return strata::sinh(to_array(x)); }, py::arg("x"),
-        "Elementwise hyperbolic sine (integers promote to the default float).");
-  m.def("cosh", [](py::handle x) { return strata::cosh(to_array(x)); }, py::arg("x"),
-        "Elementwise hyperbolic cosine (integers promote to the default float).");
-  m.def("arcsin", [](py::handle x) { return strata::arcsin(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse sine (integers promote to the default float).");
-  m.def("arccos", [](py::handle x) { return strata::arccos(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse cosine (integers promote to the default float).");
-  m.def("arctan", [](py::handle x) { return strata::arctan(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse tangent (integers promote to the default float).");
-  m.def("arcsinh", [](py::handle x) { return strata::arcsinh(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse hyperbolic sine (integers promote to the default float).");
-  m.def("arccosh", [](py::handle x) { return strata::arccosh(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse hyperbolic cosine (integers promote to the default float).");
-  m.def("arctanh", [](py::handle x) { return strata::arctanh(to_array(x)); }, py::arg("x"),
-        "Elementwise inverse hyperbolic tangent (integers promote to the default float).");
-  m.def("cbrt", [](py::handle x) { return strata::cbrt(to_array(x)); }, py::arg("x"),
-        "Elementwise cube root (integers promote to the default float).");
-  m.def("exp2", [](py::handle x) { return strata::exp2(to_array(x)); }, py::arg("x"),
-        "Elementwise 2**x (integers promote to the default float).");
+  m.def(
+      "sinh", [](py::handle x) { return strata::sinh(to_array(x)); }, py::arg("x"),
+      "Elementwise hyperbolic sine (integers promote to the default float).");
+  m.def(
+      "cosh", [](py::handle x) { return strata::cosh(to_array(x)); }, py::arg("x"),
+      "Elementwise hyperbolic cosine (integers promote to the default float).");
+  m.def(
+      "arcsin", [](py::handle x) { return strata::arcsin(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse sine (integers promote to the default float).");
+  m.def(
+      "arccos", [](py::handle x) { return strata::arccos(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse cosine (integers promote to the default float).");
+  m.def(
+      "arctan", [](py::handle x) { return strata::arctan(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse tangent (integers promote to the default float).");
+  m.def(
+      "arcsinh", [](py::handle x) { return strata::arcsinh(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse hyperbolic sine (integers promote to the default float).");
+  m.def(
+      "arccosh", [](py::handle x) { return strata::arccosh(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse hyperbolic cosine (integers promote to the default float).");
+  m.def(
+      "arctanh", [](py::handle x) { return strata::arctanh(to_array(x)); }, py::arg("x"),
+      "Elementwise inverse hyperbolic tangent (integers promote to the default float).");
+  m.def(
+      "cbrt", [](py::handle x) { return strata::cbrt(to_array(x)); }, py::arg("x"),
+      "Elementwise cube root (integers promote to the default float).");
+  m.def(
+      "exp2", [](py::handle x) { return strata::exp2(to_array(x)); }, py::arg("x"),
+      "Elementwise 2**x (integers promote to the default float).");
   STRATA_PY_UNARY(erf);
   STRATA_PY_UNARY(isfinite);
   STRATA_PY_UNARY(ravel);
@@ -210,12 +222,12 @@ void init_numpy(py::module_ &root) {
       arg("x"), arg("dtype"));
 
   // ---- Reductions -------------------------------------------------------------------------
-#define STRATA_PY_REDUCE(NAME)                                                                  \
-  m.def(                                                                                        \
-      #NAME,                                                                                    \
-      [](py::handle x, py::handle axis, bool keepdims) {                                        \
-        return strata::NAME(to_array(x), to_axes(axis), keepdims);                              \
-      },                                                                                        \
+#define STRATA_PY_REDUCE(NAME)                                                                     \
+  m.def(                                                                                           \
+      #NAME,                                                                                       \
+      [](py::handle x, py::handle axis, bool keepdims) {                                           \
+        return strata::NAME(to_array(x), to_axes(axis), keepdims);                                 \
+      },                                                                                           \
       arg("a"), arg("axis") = none, arg("keepdims") = false)
   STRATA_PY_REDUCE(sum);
   STRATA_PY_REDUCE(prod);
@@ -266,7 +278,8 @@ void init_numpy(py::module_ &root) {
 
   // ---- Shapes -----------------------------------------------------------------------------
   m.def(
-      "reshape", [](py::handle x, py::handle shape) { return reshape(to_array(x), to_shape(shape)); },
+      "reshape",
+      [](py::handle x, py::handle shape) { return reshape(to_array(x), to_shape(shape)); },
       arg("a"), arg("newshape"));
   m.def(
       "transpose",
@@ -275,11 +288,11 @@ void init_numpy(py::module_ &root) {
       },
       arg("a"), arg("axes") = none);
   m.def(
-      "swapaxes", [](py::handle x, int a, int b) { return swapaxes(to_array(x), a, b); },
-      arg("a"), arg("axis1"), arg("axis2"));
+      "swapaxes", [](py::handle x, int a, int b) { return swapaxes(to_array(x), a, b); }, arg("a"),
+      arg("axis1"), arg("axis2"));
   m.def(
-      "moveaxis", [](py::handle x, int s, int d) { return moveaxis(to_array(x), s, d); },
-      arg("a"), arg("source"), arg("destination"));
+      "moveaxis", [](py::handle x, int s, int d) { return moveaxis(to_array(x), s, d); }, arg("a"),
+      arg("source"), arg("destination"));
   m.def(
       "squeeze", [](py::handle x, py::handle axis) { return squeeze(to_array(x), to_axes(axis)); },
       arg("a"), arg("axis") = none);
@@ -291,22 +304,18 @@ void init_numpy(py::module_ &root) {
       "broadcast_to",
       [](py::handle x, py::handle shape) { return broadcast_to(to_array(x), to_shape(shape)); },
       arg("array"), arg("shape"));
+  m.def("broadcast_arrays", [](py::args xs) { return broadcast_arrays(to_array_list(xs)); });
+  m.def("broadcast_shapes", [](py::args shapes) {
+    Shape s;
+    for (py::handle h : shapes)
+      s = broadcast_shapes(s, to_shape(h));
+    py::tuple t(s.size());
+    for (size_t i = 0; i < s.size(); ++i)
+      t[i] = s[i];
+    return t;
+  });
   m.def(
-      "broadcast_arrays", [](py::args xs) { return broadcast_arrays(to_array_list(xs)); });
-  m.def(
-      "broadcast_shapes",
-      [](py::args shapes) {
-        Shape s;
-        for (py::handle h : shapes)
-          s = broadcast_shapes(s, to_shape(h));
-        py::tuple t(s.size());
-        for (size_t i = 0; i < s.size(); ++i)
-          t[i] = s[i];
-        return t;
-      });
-  m.def(
-      "concatenate",
-      [](py::handle xs, int axis) { return concatenate(to_array_list(xs), axis); },
+      "concatenate", [](py::handle xs, int axis) { return concatenate(to_array_list(xs), axis); },
       arg("arrays"), arg("axis") = 0);
   m.def(
       "stack", [](py::handle xs, int axis) { return stack(to_array_list(xs), axis); },

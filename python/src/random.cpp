@@ -9,8 +9,9 @@ void init_random(py::module_ &root) {
   using py::arg;
   auto none = py::none();
   auto shape_of = [](py::handle s) { return s.is_none() ? Shape{} : to_shape(s); };
-  m.def("key", [](uint64_t seed) { return random::key(seed); }, arg("seed"),
-        "The key for a seed: a u32[2] array, bit-compatible with jax.random.PRNGKey.");
+  m.def(
+      "key", [](uint64_t seed) { return random::key(seed); }, arg("seed"),
+      "The key for a seed: a u32[2] array, bit-compatible with jax.random.PRNGKey.");
   m.def(
       "split", [](py::handle key, int64_t num) { return random::split(to_array(key), num); },
       arg("key"), arg("num") = 2);
@@ -18,14 +19,16 @@ void init_random(py::module_ &root) {
       "fold_in", [](py::handle key, uint32_t data) { return random::fold_in(to_array(key), data); },
       arg("key"), arg("data"));
   m.def(
-      "bits", [=](py::handle key, py::handle shape) { return random::bits(to_array(key), shape_of(shape)); },
+      "bits",
+      [=](py::handle key, py::handle shape) {
+        return random::bits(to_array(key), shape_of(shape));
+      },
       arg("key"), arg("shape") = none);
   m.def(
       "uniform",
       [=](py::handle key, py::handle shape, py::handle dt, double minval, double maxval) {
         return random::uniform(to_array(key), shape_of(shape),
-                               optional_dtype(dt).value_or(default_float_dtype()), minval,
-                               maxval);
+                               optional_dtype(dt).value_or(default_float_dtype()), minval, maxval);
       },
       arg("key"), arg("shape") = none, arg("dtype") = none, arg("minval") = 0.0,
       arg("maxval") = 1.0);
@@ -56,7 +59,8 @@ void init_random(py::module_ &root) {
           return random::permutation(to_array(key), index_of(x));
         return random::permutation(to_array(key), to_array(x));
       },
-      arg("key"), arg("x"), "A permutation of range(x) for an int x, else x shuffled along axis 0.");
+      arg("key"), arg("x"),
+      "A permutation of range(x) for an int x, else x shuffled along axis 0.");
 }
 
 } // namespace strata::python

@@ -173,9 +173,8 @@ void init_transforms(py::module_ &m) {
       .def(py::init<>())
       .def("__enter__", [](Scope &s) { s.eval = std::make_unique<CompileTimeEval>(); })
       .def("__exit__", [](Scope &s, py::args) { s.eval.reset(); });
-  m.def(
-      "set_debug_nans", &set_debug_nans, arg("nans"), arg("infs"),
-      "Turns the eval-level NaN/Inf checks of jax_debug_nans / jax_debug_infs on or off.");
+  m.def("set_debug_nans", &set_debug_nans, arg("nans"), arg("infs"),
+        "Turns the eval-level NaN/Inf checks of jax_debug_nans / jax_debug_infs on or off.");
   m.def(
       "custom_jvp_flat",
       [](py::object f, py::object rule) {
@@ -185,8 +184,8 @@ void init_transforms(py::module_ &m) {
   m.def(
       "custom_vjp_flat",
       [](py::object f, py::object fwd, size_t num_outputs, py::object bwd) {
-        return callable(custom_vjp_flat(flat_fn(std::move(f)), flat_fn(std::move(fwd)),
-                                        num_outputs, flat_fn2(std::move(bwd))));
+        return callable(custom_vjp_flat(flat_fn(std::move(f)), flat_fn(std::move(fwd)), num_outputs,
+                                        flat_fn2(std::move(bwd))));
       },
       arg("f"), arg("fwd"), arg("num_outputs"), arg("bwd"));
   m.def(

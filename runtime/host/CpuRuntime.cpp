@@ -9,9 +9,10 @@
 
 #include "strata/export.h"
 
-/// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see strata/internal/blas.h).
-/// Exported (in libstrata_jit) so that mlir-runner can run strata-lower-to-cpu's output too
-/// (test/Transforms/strata-lower-to-cpu-exec.mlir); jit resolves it through its symbol table.
+/// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see
+/// strata/internal/blas.h). Exported (in libstrata_jit) so that mlir-runner can run
+/// strata-lower-to-cpu's output too (test/Transforms/strata-lower-to-cpu-exec.mlir); jit resolves
+/// it through its symbol table.
 extern "C" STRATA_EXPORT void strata_rt_gemm(int64_t bits, int64_t batch, int64_t m, int64_t n,
                                              int64_t k, int64_t a, int64_t a_off, int64_t a_bs,
                                              int64_t a_rs, int64_t a_cs, int64_t b, int64_t b_off,

@@ -1,4 +1,5 @@
-// Unit tests of strata-gpu-kernels' launch-configuration arithmetic (transforms/gpu/LaunchConfig.h).
+// Unit tests of strata-gpu-kernels' launch-configuration arithmetic
+// (transforms/gpu/LaunchConfig.h).
 #include "transforms/gpu/LaunchConfig.h"
 
 #include <gtest/gtest.h>

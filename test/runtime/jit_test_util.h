@@ -19,8 +19,8 @@ inline Array weights() {
 }
 
 inline Array batch() {
-  return make({1, 2, 3, 4, -1, 0.5, 0.25, 2, 0, 1, -2, 3, 0.1, 0.2, 0.3, 0.4, 2, -1, 0, 1},
-              {5, 4}, float32);
+  return make({1, 2, 3, 4, -1, 0.5, 0.25, 2, 0, 1, -2, 3, 0.1, 0.2, 0.3, 0.4, 2, -1, 0, 1}, {5, 4},
+              float32);
 }
 
 } // namespace strata::testutil

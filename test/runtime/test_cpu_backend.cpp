@@ -2,11 +2,11 @@
 // and the IR location of the failing op.
 #include <gtest/gtest.h>
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "jit/Context.h"
 #include "jit/CpuExecutable.h"
 #include "jit/DiskCache.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "strata/error.h"
 
 namespace {

@@ -47,8 +47,9 @@ TEST(Jit, StaticArgumentsKeyTheCache) {
   Array x = make({1, 2}, {2}, float32);
   expect_array(jf(x, 2), {2, 4}, {2}, float32);
   expect_array(jf(x, 3), {3, 6}, {2}, float32);
-  EXPECT_NE(jf.explain().find("static argument 0 (in order of the static arguments) changed: 2 -> 3"),
-            std::string::npos)
+  EXPECT_NE(
+      jf.explain().find("static argument 0 (in order of the static arguments) changed: 2 -> 3"),
+      std::string::npos)
       << jf.explain();
   expect_array(jf(x, 2), {2, 4}, {2}, float32);
   EXPECT_EQ(jf.stats().hits, 1);
@@ -124,8 +125,8 @@ TEST(Jit, SixteenBitAndUInt64MatchEager) {
     Array k = full_like(c, 3);
     Array q = lax::div(c, k); // unsigned 64-bit divide and shift (values past 2^63)
     Array s = lax::shift_right_logical(c, k);
-    return std::vector<Array>{a2, lt, q + s, astype(b, uint64) + c, sum(a), max(b),
-                              astype(c, float64)};
+    return std::vector<Array>{
+        a2, lt, q + s, astype(b, uint64) + c, sum(a), max(b), astype(c, float64)};
   };
   Array a = Array::from_vector<int16_t>({-300, 7, 32767, 181});
   Array b = Array::from_vector<uint16_t>({0, 1, 65535, 40000});
@@ -150,8 +151,8 @@ TEST(Jit, SixteenBitAndUInt64MatchEager) {
   EXPECT_EQ(want[0].dtype(), int16);
   EXPECT_EQ(want[4].dtype(), int32); // sum widens to the default int
   // The 16-bit wrap itself: 32767 * 32767 + 32767 mod 2^16, as int16.
-  EXPECT_EQ(want[0][2].item<int64_t>(), static_cast<int16_t>(static_cast<uint16_t>(
-                                            32767u * 32767u + 32767u)));
+  EXPECT_EQ(want[0][2].item<int64_t>(),
+            static_cast<int16_t>(static_cast<uint16_t>(32767u * 32767u + 32767u)));
 }
 
 TEST(Jit, X64ModeIsPartOfTheKey) {

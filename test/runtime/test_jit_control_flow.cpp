@@ -34,11 +34,10 @@ template <class F, class... Args> std::string staged(F f, const Args &...args) {
 
 /// Halves until below 1, counting the halvings (a pytree carry of a float and an int).
 std::pair<Array, Array> halvings(const Array &x) {
-  return lax::while_loop([](const std::pair<Array, Array> &c) { return c.first >= 1.0; },
-                         [](const std::pair<Array, Array> &c) {
-                           return std::make_pair(c.first / 2.0, c.second + 1);
-                         },
-                         std::make_pair(x, Array(int32_t{0})));
+  return lax::while_loop(
+      [](const std::pair<Array, Array> &c) { return c.first >= 1.0; },
+      [](const std::pair<Array, Array> &c) { return std::make_pair(c.first / 2.0, c.second + 1); },
+      std::make_pair(x, Array(int32_t{0})));
 }
 
 /// An RNN over the leading axis of xs: h = tanh(w h + u x), summing a readout of each h.
@@ -128,8 +127,8 @@ TEST(JitControlFlow, ForiLoopStaticAndTracedBounds) {
 
 TEST(JitControlFlow, ThousandStepLoopIsNotUnrolled) {
   auto f = [](const Array &x) {
-    return lax::fori_loop(0, 1000, [](const Array &, const Array &c) { return c * 0.999 + 0.001; },
-                          x);
+    return lax::fori_loop(
+        0, 1000, [](const Array &, const Array &c) { return c * 0.999 + 0.001; }, x);
   };
   Array x = rnd(4, {16});
   expect_jit_matches(f, x);
@@ -152,8 +151,8 @@ TEST(JitControlFlow, ScanForwardReverseAndEmpty) {
   };
   Array xs = rnd(1, {5, 3}), scale = rnd(3, {5});
   for (bool reverse : {false, true})
-    expect_jit_matches([run, reverse](const Array &a, const Array &b) { return run(a, b, reverse); },
-                       xs, scale);
+    expect_jit_matches(
+        [run, reverse](const Array &a, const Array &b) { return run(a, b, reverse); }, xs, scale);
   // Zero steps: the init and empty ys.
   expect_jit_matches([run](const Array &a, const Array &b) { return run(a, b, false); },
                      zeros({0, 3}, float64), zeros({0}, float64));
@@ -169,19 +168,18 @@ TEST(JitControlFlow, NestedLoopsAndCond) {
   // A while loop in a scan body, a cond in the while body, a fori_loop around it all.
   auto f = [](const Array &xs, const Array &limit) {
     auto step = [limit](const Array &acc, const Array &x) {
-      Array y = lax::while_loop(
-          [limit](const Array &v) { return max(abs(v)) < limit; },
-          [](const Array &v) {
-            return lax::cond(
-                sum(v) > 0.0, [](const Array &a) { return a * 1.7 + 0.1; },
-                [](const Array &a) { return a * 1.3 - 0.2; }, v);
-          },
-          x);
+      Array y = lax::while_loop([limit](const Array &v) { return max(abs(v)) < limit; },
+                                [](const Array &v) {
+                                  return lax::cond(
+                                      sum(v) > 0.0, [](const Array &a) { return a * 1.7 + 0.1; },
+                                      [](const Array &a) { return a * 1.3 - 0.2; }, v);
+                                },
+                                x);
       return std::make_pair(acc + y, sum(y));
     };
     auto [acc, ys] = lax::scan(step, zeros({xs.shape()[1]}, float64), xs);
-    Array z = lax::fori_loop(0, 3, [](const Array &, const Array &c) { return sqrt(c * c + 1.0); },
-                             acc);
+    Array z =
+        lax::fori_loop(0, 3, [](const Array &, const Array &c) { return sqrt(c * c + 1.0); }, acc);
     return std::make_pair(z, ys);
   };
   expect_jit_matches(f, rnd(5, {4, 3}, 0.3), Array(5.0));
@@ -192,13 +190,12 @@ TEST(JitControlFlow, LoopBodyCallsDotGeneral) {
   expect_jit_matches(rnn_loss, w, u, xs);
   // A while loop whose body multiplies matrices (power iteration to a fixed count).
   auto power = [](const Array &a, const Array &v) {
-    auto [x, i] = lax::while_loop(
-        [](const std::pair<Array, Array> &c) { return c.second < 20; },
-        [a](const std::pair<Array, Array> &c) {
-          Array y = matmul(a, c.first);
-          return std::make_pair(y / sqrt(sum(y * y)), c.second + 1);
-        },
-        std::make_pair(v, Array(int32_t{0})));
+    auto [x, i] = lax::while_loop([](const std::pair<Array, Array> &c) { return c.second < 20; },
+                                  [a](const std::pair<Array, Array> &c) {
+                                    Array y = matmul(a, c.first);
+                                    return std::make_pair(y / sqrt(sum(y * y)), c.second + 1);
+                                  },
+                                  std::make_pair(v, Array(int32_t{0})));
     return x;
   };
   expect_jit_matches(power, w, rnd(9, {8}));
@@ -213,8 +210,8 @@ TEST(JitControlFlow, JvpOfWhileAndScan) {
   expect_jit_matches(jg, Array(7.0), Array(1.0));
   Array w = rnd(6, {8, 8}, 0.3), u = rnd(7, {8, 4}, 0.3), xs = rnd(8, {10, 4});
   auto jr = [u, xs](const Array &w, const Array &t) {
-    auto [p, d] = jvp([u, xs](const Array &w) { return rnn_loss(w, u, xs); },
-                      std::make_tuple(w), std::make_tuple(t));
+    auto [p, d] = jvp([u, xs](const Array &w) { return rnn_loss(w, u, xs); }, std::make_tuple(w),
+                      std::make_tuple(t));
     return std::make_pair(p, d);
   };
   expect_jit_matches(jr, w, ones_like(w));
@@ -224,15 +221,17 @@ TEST(JitControlFlow, GradOfScanForiLoopAndCond) {
   Array w = rnd(6, {8, 8}, 0.3), u = rnd(7, {8, 4}, 0.3), xs = rnd(8, {10, 4});
   expect_jit_matches(grad<0, 1>(rnn_loss), w, u, xs);
   auto fori = [](const Array &x) {
-    return sum(lax::fori_loop(0, 5, [](const Array &i, const Array &c) {
-      return sin(c) * lax::convert_element_type(i + 1, float64);
-    }, x));
+    return sum(lax::fori_loop(
+        0, 5,
+        [](const Array &i, const Array &c) {
+          return sin(c) * lax::convert_element_type(i + 1, float64);
+        },
+        x));
   };
   expect_jit_matches(grad(fori), rnd(10, {4}));
   auto branchy = [](const Array &p, const Array &x) {
     return sum(lax::cond(
-        p, [](const Array &a) { return exp(a) * a; }, [](const Array &a) { return a * a * a; },
-        x));
+        p, [](const Array &a) { return exp(a) * a; }, [](const Array &a) { return a * a * a; }, x));
   };
   expect_jit_matches(grad<1>(branchy), Array(true), rnd(11, {3}));
   expect_jit_matches(grad<1>(branchy), Array(false), rnd(11, {3}));
@@ -255,8 +254,7 @@ TEST(JitControlFlow, GradOfScanRnnHundredSteps) {
 TEST(JitControlFlow, VmapWithBatchedPredicates) {
   auto pick = [](const Array &x) {
     return lax::cond(
-        sum(x) > 0.0, [](const Array &a) { return a * 2.0; }, [](const Array &a) { return -a; },
-        x);
+        sum(x) > 0.0, [](const Array &a) { return a * 2.0; }, [](const Array &a) { return -a; }, x);
   };
   expect_jit_matches(vmap(pick), rnd(15, {6, 3}));
   // Per-example trip counts: the batched loop runs until every example is done.

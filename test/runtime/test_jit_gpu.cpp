@@ -72,8 +72,7 @@ TEST(JitGpu, PlacementErrorsWithoutAGpu) {
   auto f = jit([](const Array &v) { return v * 2.0f; }, o);
   Array x = Array::from_vector<float>({1, 2});
   expect_error([&] { f(x); }, {"cuda:0"});
-  expect_error([&] { device_put(x, Device{Device::Kind::CUDA, 0}); },
-               {"cuda:0", "not available"});
+  expect_error([&] { device_put(x, Device{Device::Kind::CUDA, 0}); }, {"cuda:0", "not available"});
   // devices() lists only the host, and says why not more.
   EXPECT_EQ(devices().size(), 1u);
   EXPECT_FALSE(cuda::unavailable_reason().empty());

@@ -144,8 +144,7 @@ TEST(JitLoopInterchange, NestedLoopsAndJvpInterchange) {
 TEST(JitLoopInterchange, LoopsThatAreNotElementwiseStay) {
   // A reduction in the body, and a carry read at another element (a shift).
   auto centered = [](const Array &x) {
-    return lax::fori_loop(
-        0, 4, [](const Array &, const Array &c) { return c - mean(c) * 0.5; }, x);
+    return lax::fori_loop(0, 4, [](const Array &, const Array &c) { return c - mean(c) * 0.5; }, x);
   };
   auto shifted = [](const Array &x) {
     return lax::fori_loop(

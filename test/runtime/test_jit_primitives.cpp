@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <map>
 
-#include "primitive_table.h"
 #include "jit/Context.h"
 #include "jit/GpuExecutable.h"
+#include "primitive_table.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "strata/device.h"
 #include "strata/jit.h"
@@ -108,8 +108,7 @@ std::vector<double> edge_values(DType d) {
 /// still runs: it skips showing the differences while they persist, and fails once they are gone
 /// (remove the entry then).
 const std::map<std::string, std::string> &edge_known_failures() {
-  static const std::map<std::string, std::string> m = {
-  };
+  static const std::map<std::string, std::string> m = {};
   return m;
 }
 

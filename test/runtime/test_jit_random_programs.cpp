@@ -205,9 +205,7 @@ TEST(JitRandomProgramsRegression, IntegerPowerCompiles) {
 TEST(JitRandomProgramsRegression, TwoEqualComputedOutputs) {
   Array x = make({1, 2}, {2}, float32);
   expect_jit_matches_eager(
-      [](const std::vector<Array> &v) {
-        return std::vector<Array>{v[0] * 2.0f, v[0] * 2.0f};
-      },
+      [](const std::vector<Array> &v) { return std::vector<Array>{v[0] * 2.0f, v[0] * 2.0f}; },
       {x});
 }
 

@@ -90,7 +90,7 @@ TEST(JitRejit, VmapOfJitUnbatchedArgument) {
 TEST(JitRejit, VmapOfJitNonZeroAxes) {
   auto f = [](const Array &a, const Array &b) { return std::vector<Array>{a * b + 1.0, sum(a)}; };
   auto jf = jit(f);
-  Array a = make({1, 2, 3, 4, 5, 6}, {2, 3}, float32); // batched on axis 1: 3 examples of [2]
+  Array a = make({1, 2, 3, 4, 5, 6}, {2, 3}, float32);       // batched on axis 1: 3 examples of [2]
   Array b = make({0.5, -1, 2, 3, 1, 0.25}, {3, 2}, float32); // batched on axis 0
   auto run = [&] { return vmap(jf, {1, 0})(a, b); };
   std::vector<Array> got;
@@ -117,11 +117,9 @@ TEST(JitRejit, VmapOfJitNonZeroAxes) {
 TEST(JitRejit, JvpOfJit) {
   auto jl = jit(loss);
   Array tw = ones_like(weights()) * 0.5;
-  Array tx = make({1, 0, -1, 2, 0.5, 0.5, 1, -2, 3, 0, 1, 1, 0, 0, 1, -1, 2, 2, 0, 1}, {5, 4},
-                  float32);
-  auto run = [&] {
-    return jvp(jl, std::make_tuple(weights(), batch()), std::make_tuple(tw, tx));
-  };
+  Array tx =
+      make({1, 0, -1, 2, 0.5, 0.5, 1, -2, 3, 0, 1, 1, 0, 0, 1, -1, 2, 2, 0, 1}, {5, 4}, float32);
+  auto run = [&] { return jvp(jl, std::make_tuple(weights(), batch()), std::make_tuple(tw, tx)); };
   std::pair<Array, Array> pt;
   expect_compiles(jl, [&] { pt = run(); });
   auto [p, t] = pt;
@@ -136,8 +134,8 @@ TEST(JitRejit, JvpOfJit) {
   };
   expect_compiles(jl, [&] { pt = only_w(); });
   auto [p1, t1] = pt;
-  auto [p2, t2] = jvp([&](const Array &w) { return loss(w, batch()); },
-                      std::make_tuple(weights()), std::make_tuple(tw));
+  auto [p2, t2] = jvp([&](const Array &w) { return loss(w, batch()); }, std::make_tuple(weights()),
+                      std::make_tuple(tw));
   expect_matches(p1, p2, Tolerance::of(2e-5));
   expect_matches(t1, t2, Tolerance::of(2e-5));
   expect_cache_hit(jl, [&] { only_w(); });
@@ -172,8 +170,7 @@ TEST(JitRejit, JvpOfGradOfJitAndHessian) {
 TEST(JitRejit, NestedVmapAndGradOfVmap) {
   auto f = [](const Array &a, const Array &b) { return sum(tanh(a * b)); };
   auto jf = jit(f);
-  Array a = make({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2}, {2, 3, 2},
-                 float32);
+  Array a = make({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2}, {2, 3, 2}, float32);
   Array b = make({1, -1}, {2}, float32);
   auto vv = [](auto g) { return vmap(vmap(g, {0, kNotBatched}), {0, kNotBatched}); };
   expect_compiles(jf, [&] { expect_matches(vv(jf)(a, b), vv(f)(a, b), Tolerance::of(2e-5)); });

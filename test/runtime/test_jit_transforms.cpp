@@ -48,8 +48,8 @@ TEST(JitCompose, JvpOfJit) {
   auto jl = jit(loss);
   auto [p, d] = jvp([&](const Array &w) { return jl(w, batch()); }, std::make_tuple(weights()),
                     std::make_tuple(t));
-  auto [p0, d0] = jvp([&](const Array &w) { return loss(w, batch()); },
-                      std::make_tuple(weights()), std::make_tuple(t));
+  auto [p0, d0] = jvp([&](const Array &w) { return loss(w, batch()); }, std::make_tuple(weights()),
+                      std::make_tuple(t));
   expect_matches(p, p0, Tolerance::of(2e-5));
   expect_matches(d, d0, Tolerance::of(2e-5));
 }
@@ -110,7 +110,8 @@ TEST(JitCompose, EscapedTracerIsReported) {
 
 TEST(JitCompose, ConcretizingATracedValueFails) {
   auto f = jit([](const Array &x) { return x.item<float>() > 0 ? x : -x; });
-  expect_error([&] { f(make({1}, {}, float32)); }, {"traced value of the jit transform", "static argument"});
+  expect_error([&] { f(make({1}, {}, float32)); },
+               {"traced value of the jit transform", "static argument"});
 }
 
 } // namespace

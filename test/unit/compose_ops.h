@@ -34,25 +34,23 @@ inline ScalarFn fd_along(ScalarFn f, Array dir, double h) {
 inline std::vector<Op> compose_operators(double fd_step) {
   std::vector<Op> ops;
   // G: x -> <grad f(x), w>
-  ops.push_back({'G',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array w = rnd(101, s);
-                   return [f, w](const Array &x) { return sum(grad(f)(x) * w); };
-                 },
-                 [fd_step](ScalarFn f, const Shape &s) {
-                   return fd_along(f, rnd(101, s), fd_step);
-                 }});
+  ops.push_back(
+      {'G',
+       [](ScalarFn f, const Shape &s) -> ScalarFn {
+         Array w = rnd(101, s);
+         return [f, w](const Array &x) { return sum(grad(f)(x) * w); };
+       },
+       [fd_step](ScalarFn f, const Shape &s) { return fd_along(f, rnd(101, s), fd_step); }});
   // J: x -> jvp(f, x, u)
-  ops.push_back({'J',
-                 [](ScalarFn f, const Shape &s) -> ScalarFn {
-                   Array u = rnd(102, s);
-                   return [f, u](const Array &x) {
-                     return jvp(f, std::make_tuple(x), std::make_tuple(u)).second;
-                   };
-                 },
-                 [fd_step](ScalarFn f, const Shape &s) {
-                   return fd_along(f, rnd(102, s), fd_step);
-                 }});
+  ops.push_back(
+      {'J',
+       [](ScalarFn f, const Shape &s) -> ScalarFn {
+         Array u = rnd(102, s);
+         return [f, u](const Array &x) {
+           return jvp(f, std::make_tuple(x), std::make_tuple(u)).second;
+         };
+       },
+       [fd_step](ScalarFn f, const Shape &s) { return fd_along(f, rnd(102, s), fd_step); }});
   // V: x -> sum_k c_k f(x + d_k), via vmap over the stacked points
   ops.push_back({'V',
                  [](ScalarFn f, const Shape &s) -> ScalarFn {

@@ -14,7 +14,6 @@
 
 namespace strata::testutil::rules_check {
 
-
 inline constexpr int64_t NB = kNotBatched;
 inline constexpr int64_t kBatch = 3;
 using Rng = std::mt19937;
@@ -65,7 +64,7 @@ inline Array take(const Array &x, int64_t axis, int64_t i) {
 
 /// The per-example loop that vmap must reproduce: f on each example, stacked along axis 0.
 inline std::vector<Array> loop(const FlatFn &f, const std::vector<Array> &args,
-                        const std::vector<int64_t> &axes) {
+                               const std::vector<int64_t> &axes) {
   int64_t size = -1;
   for (size_t i = 0; i < args.size(); ++i)
     if (axes[i] != NB)
@@ -154,8 +153,8 @@ inline void check_first_and_second_order(const FlatFn &f, const std::vector<Arra
 /// outputs batched), nested vmap against a double loop, and the derivatives of vmap(f) (the
 /// batch rules' outputs differentiated). float_args: which arguments are differentiated.
 inline void check_batching(const FlatFn &f, const std::vector<Array> &args,
-                    const std::vector<int64_t> &axes, const std::vector<bool> &float_args,
-                    Rng &rng) {
+                           const std::vector<int64_t> &axes, const std::vector<bool> &float_args,
+                           Rng &rng) {
   expect_matches(vmap_flat(f, args, axes), loop(f, args, axes), Tolerance::of(1e-13), "vmap");
 
   // Nested: one more batch axis, last, on every batched argument.

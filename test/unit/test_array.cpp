@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "test_util.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/internal/trace.h"
+#include "test_util.h"
 
 using namespace strata;
 using testutil::expect_error;
@@ -181,11 +181,8 @@ TEST(Array, Item) {
   EXPECT_EQ(Array::from_data(&h, {}, float16).item<float>(), to_float(h));
   bf16_t g = to_bf16(-1.5f);
   EXPECT_EQ(Array::from_data(&g, {1, 1}, bfloat16).item<double>(), -1.5); // any size-1 shape
-  expect_error(
-      [] {
-        Array::from_vector(std::vector<float>{1, 2}).item<float>();
-      },
-      {"[item] expected an array with one element, got f32[2]"});
+  expect_error([] { Array::from_vector(std::vector<float>{1, 2}).item<float>(); },
+               {"[item] expected an array with one element, got f32[2]"});
   expect_error([] { Array::empty({0}, int32).item<int>(); },
                {"[item] expected an array with one element, got i32[0]"});
   // Float to integer of a value no integer holds is an error, not undefined behaviour.
@@ -203,30 +200,18 @@ TEST(Array, ToVectorChecksTheDtype) {
 }
 
 TEST(Array, ShapeValidation) {
-  expect_error(
-      [] {
-        Array::from_vector(std::vector<float>{1, 2}, {-1, -2});
-      },
-      {"[array] negative dimension in shape [-1,-2]"});
-  expect_error(
-      [] {
-        Array::empty({2, -3}, float32);
-      },
-      {"[array] negative dimension in shape [2,-3]"});
+  expect_error([] { Array::from_vector(std::vector<float>{1, 2}, {-1, -2}); },
+               {"[array] negative dimension in shape [-1,-2]"});
+  expect_error([] { Array::empty({2, -3}, float32); },
+               {"[array] negative dimension in shape [2,-3]"});
   float v[6] = {};
   expect_error([&] { Array::from_data(v, {-6}, float32); }, {"[array] negative dimension"});
-  expect_error(
-      [] {
-        Array::from_vector(std::vector<float>{1, 2, 3, 4, 5}, {2, 3});
-      },
-      {"[array] got 5 values for shape [2,3] (6 elements)"});
+  expect_error([] { Array::from_vector(std::vector<float>{1, 2, 3, 4, 5}, {2, 3}); },
+               {"[array] got 5 values for shape [2,3] (6 elements)"});
   expect_error([] { Array::from_vector(std::vector<int32_t>{1}, {0}); },
                {"[array] got 1 values for shape [0] (0 elements)"});
-  expect_error(
-      [] {
-        Array::from_vector(std::vector<bool>{true, false}, {3});
-      },
-      {"[array] got 2 values for shape [3]"});
+  expect_error([] { Array::from_vector(std::vector<bool>{true, false}, {3}); },
+               {"[array] got 2 values for shape [3]"});
 }
 
 TEST(Array, DefaultConstructedArrayIsAnError) {
@@ -352,10 +337,10 @@ TEST(Array, TracedArraysDispatchToTheirLevel) {
     t1.data();
     ADD_FAILURE() << "a tracer has no data";
   } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()).rfind(
-                  "[array] f32[2] is a traced value of the test transform; it has no concrete data",
-                  0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            "[array] f32[2] is a traced value of the test transform; it has no concrete data", 0),
+        0u)
         << e.what();
     EXPECT_EQ(e.kind(), ErrorKind::Type);
   }

@@ -100,11 +100,10 @@ TEST(HostCallback, PureCallbackValuesAndVmapMethods) {
   Array c = make({10, 20}, {2}, float64);
   for (VmapMethod m : {VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll}) {
     shapes->clear();
-    Array got = vmap(
-        [&](const Array &col, const Array &c) {
-          return pure_callback(cb, {abstract_of(col)}, {col, c}, m)[0];
-        },
-        {1, kNotBatched})(x, c);
+    Array got =
+        vmap([&](const Array &col,
+                 const Array &c) { return pure_callback(cb, {abstract_of(col)}, {col, c}, m)[0]; },
+             {1, kNotBatched})(x, c);
     expect_array(got, {10.1, 20.0 + 1.5, 10.7, 23, 8, 19.6}, {3, 2}, float64, 1e-12);
     Shape want_shape = m == VmapMethod::Sequential   ? Shape{2}
                        : m == VmapMethod::ExpandDims ? Shape{1, 2}
@@ -140,9 +139,7 @@ TEST(HostCallback, ResultsAreChecked) {
   expect_error(
       [&] {
         pure_callback(
-            [](const std::vector<Array> &) {
-              return std::vector<Array>{f64v({1, 2, 3})};
-            },
+            [](const std::vector<Array> &) { return std::vector<Array>{f64v({1, 2, 3})}; },
             {abstract_of(x)}, {x});
       },
       {"[pure_callback]", "returned f64[3] for result 0, expected f64[2]"});

@@ -58,11 +58,10 @@ TEST(ControlFlow, CondAndSwitchPickABranch) {
 
 TEST(ControlFlow, WhileLoopMatchesALoop) {
   // Halve until below 1, counting the halvings: a pytree carry of a float and an int.
-  auto [v, n] = lax::while_loop([](const std::pair<Array, Array> &c) { return c.first >= 1.0; },
-                                [](const std::pair<Array, Array> &c) {
-                                  return std::make_pair(c.first / 2.0, c.second + 1);
-                                },
-                                std::make_pair(f64(37.0), Array(int32_t{0})));
+  auto [v, n] = lax::while_loop(
+      [](const std::pair<Array, Array> &c) { return c.first >= 1.0; },
+      [](const std::pair<Array, Array> &c) { return std::make_pair(c.first / 2.0, c.second + 1); },
+      std::make_pair(f64(37.0), Array(int32_t{0})));
   double want = 37.0;
   int count = 0;
   while (want >= 1.0) {
@@ -123,14 +122,14 @@ TEST(ControlFlow, ScanMatchesALoop) {
     expect_matches(ys.second, stack(ss), Tolerance::of(1e-14), "ys sums");
   }
   // No xs: `length` steps; and a zero-length scan stacks nothing.
-  auto [c, ys] = lax::scan(
-      [](const Array &c, const std::tuple<> &) { return std::make_pair(c * 2.0, c); }, f64(1.0),
-      std::tuple<>(), 4);
+  auto [c, ys] =
+      lax::scan([](const Array &c, const std::tuple<> &) { return std::make_pair(c * 2.0, c); },
+                f64(1.0), std::tuple<>(), 4);
   EXPECT_EQ(num(c), 16.0);
   expect_array(ys, {1, 2, 4, 8}, {4}, float64);
-  auto [c0, ys0] = lax::scan(
-      [](const Array &c, const Array &x) { return std::make_pair(c + x, x * 2.0); },
-      ones({2}, float64), zeros({0, 2}, float64));
+  auto [c0, ys0] =
+      lax::scan([](const Array &c, const Array &x) { return std::make_pair(c + x, x * 2.0); },
+                ones({2}, float64), zeros({0, 2}, float64));
   expect_array(c0, {1, 1}, {2}, float64);
   EXPECT_EQ(ys0.shape(), (Shape{0, 2}));
 }
@@ -156,9 +155,9 @@ TEST(ControlFlow, EvalShapeTracesOnce) {
   auto shapes = eval_shape([](const Array &x) { return newton_sqrt(x); }, w);
   EXPECT_EQ(shapes[0].shape, (Shape{2}));
   // grad through a while_loop needs the trip count, which eval_shape does not have: any works.
-  auto g = eval_shape([](const Array &x) { return grad([](const Array &v) {
-                                             return sum(newton_sqrt(v)); })(x); },
-                      make({2.0, 3.0}));
+  auto g = eval_shape(
+      [](const Array &x) { return grad([](const Array &v) { return sum(newton_sqrt(v)); })(x); },
+      make({2.0, 3.0}));
   EXPECT_EQ(g[0].shape, (Shape{2}));
 }
 
@@ -205,8 +204,8 @@ TEST(ControlFlow, ForiLoopOdeIntegratorBothModes) {
   const double h = 0.02;
   auto solve = [&](const Array &p) { // p = (a, y0)
     Array a = p[0];
-    return lax::fori_loop(0, steps, [&, a](const Array &, const Array &y) { return y + h * a * y; },
-                          p[1]);
+    return lax::fori_loop(
+        0, steps, [&, a](const Array &, const Array &y) { return y + h * a * y; }, p[1]);
   };
   Array p = make({0.7, 1.3});
   double a = 0.7, y0 = 1.3, g = 1 + a * h;
@@ -222,13 +221,15 @@ TEST(ControlFlow, ForiLoopOdeIntegratorBothModes) {
   // The same with traced bounds (a while_loop) and with a checkpoint every 5 steps.
   auto solve_traced = [&](const Array &q) {
     Array a = q[0];
-    return lax::fori_loop(Array(int32_t{0}), Array(int32_t{steps}),
-                          [&, a](const Array &, const Array &y) { return y + h * a * y; }, q[1]);
+    return lax::fori_loop(
+        Array(int32_t{0}), Array(int32_t{steps}),
+        [&, a](const Array &, const Array &y) { return y + h * a * y; }, q[1]);
   };
   auto solve_ckpt = [&](const Array &q) {
     Array a = q[0];
-    return lax::fori_loop(0, steps, [&, a](const Array &, const Array &y) { return y + h * a * y; },
-                          q[1], lax::LoopGradOptions{5});
+    return lax::fori_loop(
+        0, steps, [&, a](const Array &, const Array &y) { return y + h * a * y; }, q[1],
+        lax::LoopGradOptions{5});
   };
   expect_array(grad(solve_traced)(p), dy, {2}, float64, 1e-11);
   expect_array(grad(solve_ckpt)(p), dy, {2}, float64, 1e-11);
@@ -323,18 +324,18 @@ TEST(ControlFlow, CondUnderVmapAndGrad) {
   expect_array(vmap(grad(f))(xs), dwant, {4}, float64, 1e-14);
   expect_array(grad([&](const Array &v) { return sum(vmap(f)(v)); })(xs), dwant, {4}, float64,
                1e-14);
-  expect_array(jvp(vmap(f), std::make_tuple(xs), std::make_tuple(ones_like(xs))).second, dwant,
-               {4}, float64, 1e-14);
+  expect_array(jvp(vmap(f), std::make_tuple(xs), std::make_tuple(ones_like(xs))).second, dwant, {4},
+               float64, 1e-14);
   // An unbatched predicate over batched operands stays one cond.
   Array ys = vmap([](const Array &v) {
-    return lax::cond(Array(true), [](const Array &a) { return a * 3.0; },
-                     [](const Array &a) { return a; }, v);
+    return lax::cond(
+        Array(true), [](const Array &a) { return a * 3.0; }, [](const Array &a) { return a; }, v);
   })(xs);
   expect_array(ys, {-3.0, 1.5, 6.0, -0.9}, {4}, float64, 1e-15);
   // switch with a batched index.
-  std::vector<std::function<Array(const Array &)>> br = {
-      [](const Array &a) { return a; }, [](const Array &a) { return a * a; },
-      [](const Array &a) { return -a; }};
+  std::vector<std::function<Array(const Array &)>> br = {[](const Array &a) { return a; },
+                                                         [](const Array &a) { return a * a; },
+                                                         [](const Array &a) { return -a; }};
   Array idx = Array::from_vector(std::vector<int32_t>{2, 0, 1, 5});
   Array s = vmap([&](const Array &i, const Array &v) { return lax::switch_(i, br, v); })(idx, xs);
   expect_array(s, {1.0, 0.5, 4.0, 0.3}, {4}, float64, 1e-15);
@@ -342,9 +343,7 @@ TEST(ControlFlow, CondUnderVmapAndGrad) {
 
 TEST(ControlFlow, CheckpointInsideABodyAndSegments) {
   Array w = rnd(5, {4, 4}, 0.4), xs = rnd(6, {12, 4});
-  auto step = [](const Array &h, const Array &x, const Array &w) {
-    return tanh(matmul(w, h) + x);
-  };
+  auto step = [](const Array &h, const Array &x, const Array &w) { return tanh(matmul(w, h) + x); };
   auto run = [&](int mode, int64_t every) {
     return [=](const Array &wv) {
       auto body = [=](const Array &h, const Array &x) {
@@ -382,11 +381,9 @@ TEST(ControlFlow, NestedLoopsAndHigherOrder) {
   auto f = [&](const Array &a) {
     auto [h, ys] = lax::scan(
         [a](const Array &h, const Array &x) {
-          Array inner = lax::fori_loop(Array(int32_t{0}), Array(int32_t{3}),
-                                       [a, h, x](const Array &, const Array &v) {
-                                         return tanh(v * a + h * 0.5 + x);
-                                       },
-                                       h);
+          Array inner = lax::fori_loop(
+              Array(int32_t{0}), Array(int32_t{3}),
+              [a, h, x](const Array &, const Array &v) { return tanh(v * a + h * 0.5 + x); }, h);
           return std::make_pair(inner, sum(inner));
         },
         zeros({3}, float64), xs);
@@ -450,29 +447,42 @@ TEST(ControlFlow, MismatchedBodiesAndPredicatesAreNamed) {
       {"[while_loop] body returns f32[3] for carry 1, expected f32[4]"});
   expect_error(
       [&] {
-        lax::while_loop([](const V &) { return Array(true); },
-                        [&](const V &c) { return V{c[0]}; }, V{x3, x4});
+        lax::while_loop([](const V &) { return Array(true); }, [&](const V &c) { return V{c[0]}; },
+                        V{x3, x4});
       },
       {"[while_loop] body returns 1 values for 2 carries"});
-  expect_error([&] {
-    lax::while_loop([](const Array &c) { return sum(c); }, [](const Array &c) { return c; }, x3);
-  }, {"[while_loop] cond_fun must return one boolean scalar, got f32[]"});
-  expect_error([&] {
-    lax::while_loop([](const Array &c) { return c > 0.0f; }, [](const Array &c) { return c; }, x3);
-  }, {"[while_loop]", "bool[3]"});
   expect_error(
       [&] {
-        lax::cond(Array(true), [](const Array &a) { return a; },
-                  [](const Array &a) { return lax::convert_element_type(a, float64); }, x3);
+        lax::while_loop([](const Array &c) { return sum(c); }, [](const Array &c) { return c; },
+                        x3);
+      },
+      {"[while_loop] cond_fun must return one boolean scalar, got f32[]"});
+  expect_error(
+      [&] {
+        lax::while_loop([](const Array &c) { return c > 0.0f; }, [](const Array &c) { return c; },
+                        x3);
+      },
+      {"[while_loop]", "bool[3]"});
+  expect_error(
+      [&] {
+        lax::cond(
+            Array(true), [](const Array &a) { return a; },
+            [](const Array &a) { return lax::convert_element_type(a, float64); }, x3);
       },
       {"[cond] true_fn returns f32[3] for output 0 where false_fn returns f64[3]"});
-  expect_error([&] {
-    lax::cond(make({1, 0}, bool_), [](const Array &a) { return a; },
-              [](const Array &a) { return a; }, x3);
-  }, {"[cond] the predicate must be a boolean scalar, got bool[2]"});
-  expect_error([&] {
-    lax::cond(Array(1.0f), [](const Array &a) { return a; }, [](const Array &a) { return a; }, x3);
-  }, {"[cond] the predicate must be a boolean scalar, got f32[]"});
+  expect_error(
+      [&] {
+        lax::cond(
+            make({1, 0}, bool_), [](const Array &a) { return a; }, [](const Array &a) { return a; },
+            x3);
+      },
+      {"[cond] the predicate must be a boolean scalar, got bool[2]"});
+  expect_error(
+      [&] {
+        lax::cond(
+            Array(1.0f), [](const Array &a) { return a; }, [](const Array &a) { return a; }, x3);
+      },
+      {"[cond] the predicate must be a boolean scalar, got f32[]"});
   std::vector<std::function<Array(const Array &)>> br = {[](const Array &a) { return a; }};
   expect_error([&] { lax::switch_(Array(0.5f), br, x3); },
                {"[switch] the index must be an integer scalar, got f32[]"});
@@ -494,11 +504,8 @@ TEST(ControlFlow, MismatchedBodiesAndPredicatesAreNamed) {
                   zeros({5, 4}), 7);
       },
       {"[scan] length is 7 but xs have length 5"});
-  expect_error(
-      [&] {
-        lax::fori_loop(0, 3, [&](const Array &, const Array &) { return x4; }, x3);
-      },
-      {"[fori_loop] body returns f32[4] for carry 0, expected f32[3]"});
+  expect_error([&] { lax::fori_loop(0, 3, [&](const Array &, const Array &) { return x4; }, x3); },
+               {"[fori_loop] body returns f32[4] for carry 0, expected f32[3]"});
 }
 
 TEST(ControlFlow, PrimitivesAreListed) {

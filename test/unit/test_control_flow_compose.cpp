@@ -23,9 +23,9 @@ Array i32(int32_t v) { return Array(v); }
 
 struct Case {
   std::string name;
-  Shape shape;       // of the argument
-  ScalarFn f;        // with control flow
-  ScalarFn unrolled; // the same computation as plain C++ control flow
+  Shape shape;        // of the argument
+  ScalarFn f;         // with control flow
+  ScalarFn unrolled;  // the same computation as plain C++ control flow
   double scale = 0.7; // of the random evaluation point
   double offset = 0;  // added to it (to keep arguments in a function's domain)
 };
@@ -38,7 +38,8 @@ std::vector<Case> cases() {
     auto step = [w, u](const Array &h, const Array &x) {
       return tanh(matmul(w, h) + matmul(u, x));
     };
-    cs.push_back({"scan_rnn", {4},
+    cs.push_back({"scan_rnn",
+                  {4},
                   [=](const Array &h0) {
                     auto [h, ys] = lax::scan(
                         [step](const Array &h, const Array &x) {
@@ -61,7 +62,8 @@ std::vector<Case> cases() {
     // The differentiated argument is captured by the body (closure conversion), and the scan
     // runs in reverse with a carry kept every 2 steps.
     Array xs = rnd(6, {6, 3}), h0 = rnd(7, {3});
-    cs.push_back({"scan_captured_reverse", {3, 3},
+    cs.push_back({"scan_captured_reverse",
+                  {3, 3},
                   [=](const Array &w) {
                     auto [h, ys] = lax::scan(
                         [w](const Array &h, const Array &x) {
@@ -96,14 +98,17 @@ std::vector<Case> cases() {
                  std::make_pair(x, i32(0)))
           .first;
     };
-    cs.push_back({"while_newton", {3}, [=](const Array &x) { return sum(newton(x) * c); },
+    cs.push_back({"while_newton",
+                  {3},
+                  [=](const Array &x) { return sum(newton(x) * c); },
                   [=](const Array &x) {
                     Array y = x;
                     for (int k = 0; k < 60; ++k)
                       y = 0.5 * (y + x / y);
                     return sum(y * c);
                   },
-                  0.3, 2.0});
+                  0.3,
+                  2.0});
   }
   {
     // An ODE by RK2 with static bounds: a scan. The index enters the right-hand side.
@@ -113,7 +118,8 @@ std::vector<Case> cases() {
       Array k1 = rhs(y, t);
       return y + 0.1 * rhs(y + 0.05 * k1, t + 0.05);
     };
-    cs.push_back({"fori_rk2", {3},
+    cs.push_back({"fori_rk2",
+                  {3},
                   [=](const Array &y0) {
                     return sum(lax::fori_loop(
                         0, 12, [rk2](const Array &i, const Array &y) { return rk2(y, i); }, y0));
@@ -125,25 +131,27 @@ std::vector<Case> cases() {
                     return sum(y);
                   }});
     // Traced bounds: a while_loop over the same integrator.
-    cs.push_back({"fori_traced_bounds", {3},
-                  [=](const Array &y0) {
-                    return sum(lax::fori_loop(
-                        i32(2), i32(9), [rk2](const Array &i, const Array &y) { return rk2(y, i); },
-                        y0));
-                  },
-                  [=](const Array &y0) {
-                    Array y = y0;
-                    for (int32_t i = 2; i < 9; ++i)
-                      y = rk2(y, i32(i));
-                    return sum(y);
-                  }});
+    cs.push_back(
+        {"fori_traced_bounds",
+         {3},
+         [=](const Array &y0) {
+           return sum(lax::fori_loop(
+               i32(2), i32(9), [rk2](const Array &i, const Array &y) { return rk2(y, i); }, y0));
+         },
+         [=](const Array &y0) {
+           Array y = y0;
+           for (int32_t i = 2; i < 9; ++i)
+             y = rk2(y, i32(i));
+           return sum(y);
+         }});
   }
   {
     // A predicate that depends on the argument: under vmap it is batched (a select).
     Array c = rnd(9, {4});
     auto a = [c](const Array &v) { return sum(sin(v) * v * c); };
     auto b = [c](const Array &v) { return sum(exp(v * 0.5) * c) + 1.0; };
-    cs.push_back({"cond", {4},
+    cs.push_back({"cond",
+                  {4},
                   [=](const Array &x) { return lax::cond(sum(x) > 0.0, a, b, x); },
                   [=](const Array &x) { return sum(x).item<double>() > 0 ? a(x) : b(x); }});
   }
@@ -156,7 +164,8 @@ std::vector<Case> cases() {
     auto index = [](const Array &x) {
       return lax::convert_element_type(floor(x[0] * 2.0) + 1.0, int32);
     };
-    cs.push_back({"switch", {3},
+    cs.push_back({"switch",
+                  {3},
                   [=](const Array &x) { return lax::switch_(index(x), br, x, y); },
                   [=](const Array &x) {
                     int k = std::clamp(index(x).item<int32_t>(), 0, 2);
@@ -166,31 +175,32 @@ std::vector<Case> cases() {
   {
     // A scan whose body runs a while_loop (traced bounds) closing over the scan's carry.
     Array xs = rnd(11, {4, 3}, 0.5);
-    cs.push_back({"scan_of_while", {3},
-                  [=](const Array &a) {
-                    auto [h, ys] = lax::scan(
-                        [a](const Array &h, const Array &x) {
-                          Array in = lax::fori_loop(i32(0), i32(3),
-                                                    [a, h, x](const Array &, const Array &v) {
-                                                      return tanh(v * a + h * 0.5 + x);
-                                                    },
-                                                    h);
-                          return std::make_pair(in, sum(in));
-                        },
-                        zeros({3}, float64), xs);
-                    return sum(h) + sum(ys);
-                  },
-                  [=](const Array &a) {
-                    Array h = zeros({3}, float64), acc = f64(0);
-                    for (int t = 0; t < 4; ++t) {
-                      Array v = h;
-                      for (int k = 0; k < 3; ++k)
-                        v = tanh(v * a + h * 0.5 + xs[t]);
-                      h = v;
-                      acc = acc + sum(h);
-                    }
-                    return sum(h) + acc;
-                  }});
+    cs.push_back(
+        {"scan_of_while",
+         {3},
+         [=](const Array &a) {
+           auto [h, ys] = lax::scan(
+               [a](const Array &h, const Array &x) {
+                 Array in = lax::fori_loop(
+                     i32(0), i32(3),
+                     [a, h, x](const Array &, const Array &v) { return tanh(v * a + h * 0.5 + x); },
+                     h);
+                 return std::make_pair(in, sum(in));
+               },
+               zeros({3}, float64), xs);
+           return sum(h) + sum(ys);
+         },
+         [=](const Array &a) {
+           Array h = zeros({3}, float64), acc = f64(0);
+           for (int t = 0; t < 4; ++t) {
+             Array v = h;
+             for (int k = 0; k < 3; ++k)
+               v = tanh(v * a + h * 0.5 + xs[t]);
+             h = v;
+             acc = acc + sum(h);
+           }
+           return sum(h) + acc;
+         }});
   }
   return cs;
 }

@@ -1,14 +1,15 @@
 // Reverse mode of scan with checkpoint policies (LoopGradOptions::policy): gradients under each
 // policy against the default policy, an unrolled loop and finite differences; the dot_generals
 // and checkpoint_names the backward pass binds, counted by a trace level; the values each policy
-// keeps; the compositions (vmap, jvp and grad of grad, checkpoint_every, reverse, while_loop); leaks.
+// keeps; the compositions (vmap, jvp and grad of grad, checkpoint_every, reverse, while_loop);
+// leaks.
 #include <cmath>
 #include <map>
 
 #include "strata/control_flow.h"
+#include "strata/internal/trace.h"
 #include "strata/transforms.h"
 #include "test_util.h"
-#include "strata/internal/trace.h"
 
 using namespace strata;
 using namespace strata::testutil;

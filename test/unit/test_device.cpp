@@ -136,22 +136,21 @@ TEST_F(DeviceTest, EagerOpsNeedAnEvaluatorAndStayOnTheirDevice) {
   // An evaluator that runs the op on the host and puts the results back: the dispatch contract
   // (inputs as given, outputs on the device) without compiling anything.
   int calls = 0;
-  register_device_eval(Device::Kind::CUDA,
-                       [&](const Primitive &prim, const std::vector<Array> &in,
-                           const Params &params) {
-                         ++calls;
-                         Device where = cpu_device();
-                         std::vector<Array> host;
-                         for (const Array &a : in) {
-                           if (a.device() != cpu_device())
-                             where = a.device();
-                           host.push_back(device_put(a, cpu_device()));
-                         }
-                         std::vector<Array> out = bind(prim, host, params);
-                         for (Array &o : out)
-                           o = device_put(o, where);
-                         return out;
-                       });
+  register_device_eval(Device::Kind::CUDA, [&](const Primitive &prim, const std::vector<Array> &in,
+                                               const Params &params) {
+    ++calls;
+    Device where = cpu_device();
+    std::vector<Array> host;
+    for (const Array &a : in) {
+      if (a.device() != cpu_device())
+        where = a.device();
+      host.push_back(device_put(a, cpu_device()));
+    }
+    std::vector<Array> out = bind(prim, host, params);
+    for (Array &o : out)
+      o = device_put(o, where);
+    return out;
+  });
   Array y = x * 2.0f + Array::from_vector<float>({10, 20, 30}); // a host operand joins
   EXPECT_EQ(y.device(), kGpu0);
   EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{12, 24, 36}));

@@ -45,7 +45,7 @@ constexpr const char *kJaxTable64[13][13] = {
     {"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "f64"},
     {"f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64", "f64"},
 };
-const DType kTableTypes[13] = {bool_, uint8, uint16, uint32, uint64,   int8,   int16,
+const DType kTableTypes[13] = {bool_, uint8, uint16,   uint32,  uint64,  int8,   int16,
                                int32, int64, bfloat16, float16, float32, float64};
 
 // The expected (dtype, weak) of one table entry; with 64-bit mode off JAX's lattice takes
@@ -182,10 +182,10 @@ TEST(DType, HalfConversionRoundsToNearestEven) {
   EXPECT_EQ(to_f16(1.0f).bits, 0x3c00);
   EXPECT_EQ(to_f16(-2.0f).bits, 0xc000);
   EXPECT_EQ(to_f16(65504.0f).bits, 0x7bff);
-  EXPECT_EQ(to_f16(65520.0f).bits, 0x7c00); // halfway to the next power: rounds to inf
+  EXPECT_EQ(to_f16(65520.0f).bits, 0x7c00);           // halfway to the next power: rounds to inf
   EXPECT_EQ(to_f16(1.0f + 1.0f / 2048).bits, 0x3c00); // tie, even mantissa stays
   EXPECT_EQ(to_f16(1.0f + 3.0f / 2048).bits, 0x3c02); // tie, odd mantissa rounds up
-  EXPECT_EQ(to_f16(5.9604645e-08f).bits, 0x0001); // smallest subnormal
+  EXPECT_EQ(to_f16(5.9604645e-08f).bits, 0x0001);     // smallest subnormal
   EXPECT_EQ(to_f16(0.0f).bits, 0x0000);
   EXPECT_TRUE(std::isnan(to_float(to_f16(NAN))));
   EXPECT_EQ(to_float(f16_t{0x0001}), 5.9604645e-08f);

@@ -71,11 +71,8 @@ TEST(OpsElementwise, Broadcasting) {
   // Zero-size dims broadcast against 1 and against themselves.
   expect_array(make({}, {0, 3}, float32) + make({1, 2, 3}, float32), {}, {0, 3}, float32);
   expect_array(make({}, {0}, int32) + make({1}, int32), {}, {0}, int32);
-  expect_error(
-      [&] {
-        a + make({1, 2, 3, 4}, float32);
-      },
-      {"[broadcast]", "f32[2,3]", "f32[4]", "incompatible", "add"});
+  expect_error([&] { a + make({1, 2, 3, 4}, float32); },
+               {"[broadcast]", "f32[2,3]", "f32[4]", "incompatible", "add"});
   expect_error([] { make({}, {0}, int32) + make({1, 2}, int32); }, {"[broadcast]", "i32[0]"});
 }
 
@@ -231,11 +228,8 @@ TEST(OpsElementwise, Where) {
   expect_array(where(make({1, 0}, {2, 1}, bool_), Array::weak_scalar(0.5), make({7, 8, 9}, int8)),
                {0.5, 0.5, 0.5, 7, 8, 9}, {2, 3}, float32);
   expect_array(where(Array(true), make({1, 2}, float16), 0), {1, 2}, {2}, float16);
-  expect_error(
-      [] {
-        where(make({1, 0}, bool_), make({1, 2, 3}, float32), 0.0);
-      },
-      {"[broadcast]", "where"});
+  expect_error([] { where(make({1, 0}, bool_), make({1, 2, 3}, float32), 0.0); },
+               {"[broadcast]", "where"});
 }
 
 TEST(OpsElementwise, Clip) {

@@ -183,17 +183,11 @@ TEST(OpsIndexing, AdvancedPlacement) {
 
 TEST(OpsIndexing, Errors) {
   Array x = cube();
-  expect_error(
-      [&] {
-        x[make({1, 0}, bool_)];
-      },
-      {"[index]", "boolean mask", "bool[2]", "not supported"});
+  expect_error([&] { x[make({1, 0}, bool_)]; },
+               {"[index]", "boolean mask", "bool[2]", "not supported"});
   expect_error([&] { x[make({1}, float32)]; }, {"[index]", "integers", "f32[1]"});
-  expect_error(
-      [&] {
-        x[{ints({0, 1}, {2}), ints({0, 1, 2}, {3})}];
-      },
-      {"[broadcast]", "i32[2]", "i32[3]"});
+  expect_error([&] { x[{ints({0, 1}, {2}), ints({0, 1, 2}, {3})}]; },
+               {"[broadcast]", "i32[2]", "i32[3]"});
   expect_error([&] { x[{0, 5, ints({0}, {1})}]; }, {"index 5 is out of bounds for axis 1"});
   expect_error([] { make({}, {0}, float32)[ints({0}, {1})]; }, {"[index]", "size 0"});
 }
@@ -229,9 +223,6 @@ TEST(OpsIndexing, TakeAlongAxis) {
   expect_array(take_along_axis(x, ints({2, 0}, {1, 2}), 1), {20, 10, 40, 60}, {2, 2}, float32);
   expect_array(take_along_axis(x, ints({}, {2, 0}), 1), {}, {2, 0}, float32);
   expect_error([&] { take_along_axis(x, ints({0}, {1}), 0); }, {"[take_along_axis]", "rank"});
-  expect_error(
-      [&] {
-        take_along_axis(x, ints({0, 0, 0}, {3, 1}), 1);
-      },
-      {"[take_along_axis]", "incompatible"});
+  expect_error([&] { take_along_axis(x, ints({0, 0, 0}, {3, 1}), 1); },
+               {"[take_along_axis]", "incompatible"});
 }

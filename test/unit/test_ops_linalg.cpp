@@ -86,17 +86,11 @@ TEST(OpsLinalg, MatmulVectorsAndBatches) {
 }
 
 TEST(OpsLinalg, MatmulErrors) {
-  expect_error(
-      [] {
-        matmul(make({1, 2, 3, 4, 5, 6}, {2, 3}, float32), zeros({4, 5}));
-      },
-      {"[matmul]", "f32[2,3]", "f32[4,5]"});
+  expect_error([] { matmul(make({1, 2, 3, 4, 5, 6}, {2, 3}, float32), zeros({4, 5})); },
+               {"[matmul]", "f32[2,3]", "f32[4,5]"});
   expect_error([] { matmul(Array(1.0f), make({1}, float32)); }, {"[matmul]", "1-dimensional"});
-  expect_error(
-      [] {
-        matmul(zeros({2, 1, 1}), zeros({3, 1, 1}));
-      },
-      {"[matmul]", "batch", "f32[2,1,1]", "f32[3,1,1]"});
+  expect_error([] { matmul(zeros({2, 1, 1}), zeros({3, 1, 1})); },
+               {"[matmul]", "batch", "f32[2,1,1]", "f32[3,1,1]"});
 }
 
 // ---- einsum ----------------------------------------------------------------------------------
@@ -167,11 +161,8 @@ TEST(OpsLinalg, EinsumDiagonals) {
   expect_array(einsum("ii,i->", {M, make(v, float32)}), {m[0] * v[0] + m[4] * v[1] + m[8] * v[2]},
                {}, float32);
   expect_array(einsum("ii->i", {make({}, {0, 0}, float32)}), {}, {0}, float32);
-  expect_error(
-      [] {
-        einsum("ii->i", {zeros({2, 3})});
-      },
-      {"[einsum]", "repeated subscript 'i'", "2", "3"});
+  expect_error([] { einsum("ii->i", {zeros({2, 3})}); },
+               {"[einsum]", "repeated subscript 'i'", "2", "3"});
 }
 
 TEST(OpsLinalg, EinsumBatchAndEllipsis) {

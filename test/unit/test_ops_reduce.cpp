@@ -72,11 +72,8 @@ TEST(OpsReduce, ProdMaxMin) {
   expect_array(sum(make({}, {0, 3}, float32), 0), {0, 0, 0}, {3}, float32);
   expect_array(prod(make({}, {0}, int32)), {1}, {}, int32);
   expect_array(max(make({}, {3, 0}, float32), 0), {}, {0}, float32);
-  expect_error(
-      [] {
-        max(make({}, {0, 3}, float32), 0);
-      },
-      {"[max]", "zero-size", "no identity", "f32[0,3]"});
+  expect_error([] { max(make({}, {0, 3}, float32), 0); },
+               {"[max]", "zero-size", "no identity", "f32[0,3]"});
   expect_error([] { min(make({}, {0}, int32)); }, {"[min]", "zero-size"});
 }
 

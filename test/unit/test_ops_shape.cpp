@@ -141,11 +141,8 @@ TEST(OpsShape, BroadcastTo) {
   expect_array(broadcast_to(make({1, 2}, int32), {2, 2}), {1, 2, 1, 2}, {2, 2}, int32);
   expect_array(broadcast_to(Array(1.5f), {3}), {1.5, 1.5, 1.5}, {3}, float32);
   expect_array(broadcast_to(make({1}, int32), {0}), {}, {0}, int32);
-  expect_error(
-      [] {
-        broadcast_to(make({1, 2, 3}, float32), {2, 2});
-      },
-      {"[broadcast_to]", "f32[3]", "[2,2]"});
+  expect_error([] { broadcast_to(make({1, 2, 3}, float32), {2, 2}); },
+               {"[broadcast_to]", "f32[3]", "[2,2]"});
   expect_error([] { broadcast_to(make({1, 2}, {1, 2}, float32), {2}); }, {"[broadcast_to]"});
   EXPECT_EQ(broadcast_shapes({2, 1}, {3}), (Shape{2, 3}));
   EXPECT_EQ(broadcast_shapes({}, {0, 1}), (Shape{0, 1}));

@@ -84,7 +84,6 @@ std::vector<double> naive_dot(const std::vector<double> &l, const Shape &ls,
   return out;
 }
 
-
 /// Small values (exact in every dtype, products exact in f16) from a fixed generator.
 std::vector<double> gen(int64_t n, DType t, uint32_t seed) {
   std::vector<double> v(static_cast<size_t>(n));
@@ -205,15 +204,16 @@ TEST(PrimDotGeneral, ZeroSizeDims) {
     expect_array(lax::dot_general(make({}, {0, 2}, t), make({}, {0}, t), {{0}, {0}, {}, {}}),
                  {0, 0}, {2}, t);
     // M = 0, N = 0 and zero batches give empty results.
-    expect_array(lax::dot_general(make({}, {0, 4}, t), make(std::vector<double>(12, 1.0), {4, 3}, t),
+    expect_array(lax::dot_general(make({}, {0, 4}, t),
+                                  make(std::vector<double>(12, 1.0), {4, 3}, t),
                                   {{1}, {0}, {}, {}}),
                  {}, {0, 3}, t);
     expect_array(lax::dot_general(make(std::vector<double>(8, 1.0), {2, 4}, t), make({}, {4, 0}, t),
                                   {{1}, {0}, {}, {}}),
                  {}, {2, 0}, t);
-    expect_array(lax::dot_general(make({}, {0, 2, 3}, t), make({}, {0, 3, 4}, t),
-                                  {{2}, {1}, {0}, {0}}),
-                 {}, {0, 2, 4}, t);
+    expect_array(
+        lax::dot_general(make({}, {0, 2, 3}, t), make({}, {0, 3, 4}, t), {{2}, {1}, {0}, {0}}), {},
+        {0, 2, 4}, t);
   }
 }
 
@@ -236,8 +236,9 @@ TEST(PrimDotGeneral, Errors) {
                {"batch dimensions differ: f32[2,3] and f32[3,3,4]"});
   expect_error([&] { lax::dot_general(a, make({1, 2, 3}, float64), {{1}, {0}, {}, {}}); },
                {"operand dtypes differ: f32[2,3] and f64[3]"});
-  expect_error([&] { lax::dot_general(make({1, 0}, bool_), make({1, 1}, bool_), {{0}, {0}, {}, {}}); },
-               {"expects numeric operands", "bool[2]"});
+  expect_error(
+      [&] { lax::dot_general(make({1, 0}, bool_), make({1, 1}, bool_), {{0}, {0}, {}, {}}); },
+      {"expects numeric operands", "bool[2]"});
   expect_error([&] { lax::dot_general(a, a, {{2}, {1}, {}, {}}); },
                {"lhs contracting dimension 2 is out of range for f32[2,3]"});
   expect_error([&] { lax::dot_general(a, a, {{1}, {-1}, {}, {}}); },

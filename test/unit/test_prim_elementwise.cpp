@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "strata/internal/thread_pool.h"
 #include "strata/transforms.h"
 #include "test_util.h"
-#include "strata/internal/thread_pool.h"
 
 using namespace strata;
 
@@ -22,10 +22,10 @@ STRATA_TESTS_PRIMITIVES("neg", "abs", "sign", "floor", "ceil", "round", "exp", "
                         "erf_inv", "is_finite", "not", "integer_pow", "add", "sub", "mul", "div",
                         "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "eq", "ne", "lt",
                         "le", "gt", "ge", "select", "clamp", "convert_element_type",
-                        "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh",
-                        "acosh", "atanh", "cbrt", "exp2", "population_count", "clz",
-                        "nextafter", "bessel_i0e", "bessel_i1e",
-                        "regularized_incomplete_beta", "shift_right_arithmetic", "erfc", "lgamma", "digamma", "igamma", "igammac",
+                        "stop_gradient", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
+                        "atanh", "cbrt", "exp2", "population_count", "clz", "nextafter",
+                        "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
+                        "shift_right_arithmetic", "erfc", "lgamma", "digamma", "igamma", "igammac",
                         "igamma_grad_a", "random_gamma_grad", "polygamma", "zeta");
 
 namespace {
@@ -695,11 +695,8 @@ TEST(PrimElementwise, BinaryErrors) {
   // Arity is part of the shape rule (bind with the wrong operand count).
   testutil::expect_error([&] { bind1(*find_primitive("add"), {b}); },
                          {"[add] expects 2 operands, got 1"});
-  testutil::expect_error(
-      [&] {
-        bind1(*find_primitive("exp"), {b, b});
-      },
-      {"[exp] expects 1 operands, got 2"});
+  testutil::expect_error([&] { bind1(*find_primitive("exp"), {b, b}); },
+                         {"[exp] expects 1 operands, got 2"});
   testutil::expect_error([&] { lax::add(b, Array()); }, {"[add]", "empty"});
 }
 
@@ -845,11 +842,8 @@ TEST(PrimElementwise, IntegerPow) {
     EXPECT_EQ(read(s)[0], 9);
     EXPECT_EQ(lax::integer_pow(make_ld({}, {0, 3}, dt), 3).shape(), (Shape{0, 3}));
   }
-  testutil::expect_error(
-      [] {
-        lax::integer_pow(make_ld({2, 3}, int32), -1);
-      },
-      {"[integer_pow] negative exponent -1 for integer operand i32[2]"});
+  testutil::expect_error([] { lax::integer_pow(make_ld({2, 3}, int32), -1); },
+                         {"[integer_pow] negative exponent -1 for integer operand i32[2]"});
   testutil::expect_error([] { lax::integer_pow(make_ld({2}, uint8), -2); },
                          {"[integer_pow]", "negative exponent", "u8[1]"});
   expect_type_error([] { lax::integer_pow(make_ld({1}, bool_), 2); }, "integer_pow", bool_,
@@ -907,21 +901,13 @@ TEST(PrimElementwise, Select) {
   expect_type_error([&] { lax::select(x, x, x); }, "select", float32, "predicate must be bool");
   testutil::expect_error([&] { lax::select(pb, x, xi); },
                          {"[select] branches differ: f32[3] and i32[3]"});
+  testutil::expect_error([&] { lax::select(pb, x, make_ld({1, 2}, float32)); },
+                         {"[select] branches differ: f32[3] and f32[2]"});
   testutil::expect_error(
-      [&] {
-        lax::select(pb, x, make_ld({1, 2}, float32));
-      },
-      {"[select] branches differ: f32[3] and f32[2]"});
-  testutil::expect_error(
-      [&] {
-        lax::select(make_ld({1, 0}, bool_), x, x);
-      },
+      [&] { lax::select(make_ld({1, 0}, bool_), x, x); },
       {"[select] predicate bool[2] must be a scalar or match the branches f32[3]"});
-  testutil::expect_error(
-      [&] {
-        bind1(*find_primitive("select"), {pb, x});
-      },
-      {"[select] expects 3 operands, got 2"});
+  testutil::expect_error([&] { bind1(*find_primitive("select"), {pb, x}); },
+                         {"[select] expects 3 operands, got 2"});
 }
 
 TEST(PrimElementwise, Clamp) {
@@ -969,15 +955,10 @@ TEST(PrimElementwise, Clamp) {
   expect_type_error([&] { lax::clamp(make_ld({0}, {}, int32), x, make_ld({1}, {}, float32)); },
                     "clamp", int32, "bound i32[] and operand f32[3] dtypes differ");
   testutil::expect_error(
-      [&] {
-        lax::clamp(make_ld({0, 1}, float32), x, make_ld({1}, {}, float32));
-      },
+      [&] { lax::clamp(make_ld({0, 1}, float32), x, make_ld({1}, {}, float32)); },
       {"[clamp] bound f32[2] must be a scalar or match the operand f32[3]"});
-  testutil::expect_error(
-      [&] {
-        bind1(*find_primitive("clamp"), {x, x});
-      },
-      {"[clamp] expects 3 operands, got 2"});
+  testutil::expect_error([&] { bind1(*find_primitive("clamp"), {x, x}); },
+                         {"[clamp] expects 3 operands, got 2"});
 }
 
 // Values to convert from dt: its extremes, fractions to truncate, values that saturate, and
@@ -1211,8 +1192,9 @@ struct Known {
 
 // Each float dtype: the f64 result within `rel` of the value, the others within an ulp or two of
 // the rounded value (they compute in double and round once).
-void expect_known(const std::string &name, const std::function<Array(const Array &, const Array &)> &f,
-                  const Known &k, double rel) {
+void expect_known(const std::string &name,
+                  const std::function<Array(const Array &, const Array &)> &f, const Known &k,
+                  double rel) {
   for (DType dt : kFloat) {
     SCOPED_TRACE(name + "/" + std::string(short_name(dt)));
     Array x = make_ld(k.x, dt), y = make_ld(k.y, dt);
@@ -1235,11 +1217,8 @@ void expect_known(const std::string &name, const std::function<Array(const Array
     }
   }
 }
-void expect_known1(const std::string &name, Array (*f)(const Array &), const Known &k,
-                   double rel) {
-  expect_known(
-      name, [f](const Array &x, const Array &) { return f(x); },
-      {k.x, k.x, k.want}, rel);
+void expect_known1(const std::string &name, Array (*f)(const Array &), const Known &k, double rel) {
+  expect_known(name, [f](const Array &x, const Array &) { return f(x); }, {k.x, k.x, k.want}, rel);
 }
 
 } // namespace
@@ -1304,9 +1283,8 @@ TEST(PrimElementwise, SpecialFunctionsKnownValues) {
                      0.24239216167051234868L, 0.0029051527742674373323L}),
                1e-13);
   expect_known("igamma_grad_a", lax::igamma_grad_a,
-               with({-0.77057035137535191706L, -0.24878306814493011734L,
-                     -0.10645935294394226702L, -0.097177972037179651258L,
-                     -0.0059347899181729047461L}),
+               with({-0.77057035137535191706L, -0.24878306814493011734L, -0.10645935294394226702L,
+                     -0.097177972037179651258L, -0.0059347899181729047461L}),
                1e-12);
   expect_known("random_gamma_grad", lax::random_gamma_grad,
                with({1.0098019459488546259L, 1.2123192900803567358L, 0.57877304915405245171L,
@@ -1335,8 +1313,8 @@ TEST(PrimElementwise, SpecialFunctionsEdges) {
   EXPECT_EQ(p[2], 1);
   for (size_t i = 3; i < p.size(); ++i)
     EXPECT_TRUE(std::isnan(p[i])) << i;
-  std::vector<LD> q = vals(lax::igammac(make_ld({2, 2, 0, kInf}, float64),
-                                        make_ld({0, kInf, 3, 1}, float64)));
+  std::vector<LD> q =
+      vals(lax::igammac(make_ld({2, 2, 0, kInf}, float64), make_ld({0, kInf, 3, 1}, float64)));
   EXPECT_EQ(q[0], 1);
   EXPECT_EQ(q[1], 0);
   EXPECT_EQ(q[2], 0);
@@ -1350,7 +1328,8 @@ TEST(PrimElementwise, SpecialFunctionsEdges) {
   for (LD v : vals(lax::polygamma(make_ld({0.5L, -1}, float64), make_ld({2, 2}, float64))))
     EXPECT_TRUE(std::isnan(v));
   // Large a: the series and the fraction both converge (P(a, a) -> 1/2).
-  std::vector<LD> big = vals(lax::igamma(make_ld({1e4L, 500}, float64), make_ld({1e4L, 450}, float64)));
+  std::vector<LD> big =
+      vals(lax::igamma(make_ld({1e4L, 500}, float64), make_ld({1e4L, 450}, float64)));
   EXPECT_NEAR(static_cast<double>(big[0]), 0.50132980760, 1e-9);
   EXPECT_GT(big[1], 0.0);
   EXPECT_LT(big[1], 0.02);
@@ -1371,7 +1350,8 @@ TEST(PrimElementwise, SpecialFunctionsRejectIntegersAndUnsupportedDerivatives) {
   }
   // The derivative in polygamma's order and zeta's s is NaN (JAX raises).
   Array m = make_ld({2, 3}, float64), x = make_ld({1.5L, 2.5L}, float64);
-  for (LD v : read(grad([&](const Array &a) { return lax::reduce_sum(lax::polygamma(a, x), {0}); })(m)))
+  for (LD v :
+       read(grad([&](const Array &a) { return lax::reduce_sum(lax::polygamma(a, x), {0}); })(m)))
     EXPECT_TRUE(std::isnan(v));
   for (LD v : read(grad([&](const Array &a) { return lax::reduce_sum(lax::zeta(a, x), {0}); })(m)))
     EXPECT_TRUE(std::isnan(v));
@@ -1384,7 +1364,8 @@ TEST(PrimElementwise, IgammaDerivativeInA) {
   Array ah = make_ld({0.6L + h, 2 + h, 3 + h, 5 + h, 1.5L + h}, float64);
   Array al = make_ld({0.6L - h, 2 - h, 3 - h, 5 - h, 1.5L - h}, float64);
   for (auto f : {lax::igamma, lax::igammac}) {
-    std::vector<LD> g = read(grad([&](const Array &p) { return lax::reduce_sum(f(p, x), {0}); })(a));
+    std::vector<LD> g =
+        read(grad([&](const Array &p) { return lax::reduce_sum(f(p, x), {0}); })(a));
     std::vector<LD> hi = read(f(ah, x)), lo = read(f(al, x));
     for (size_t i = 0; i < g.size(); ++i)
       EXPECT_NEAR(static_cast<double>(g[i]), static_cast<double>((hi[i] - lo[i]) / (2 * h)), 1e-7)
@@ -1392,7 +1373,8 @@ TEST(PrimElementwise, IgammaDerivativeInA) {
   }
 }
 
-// ---- Bit counts and nextafter --------------------------------------------------------------------
+// ---- Bit counts and nextafter
+// --------------------------------------------------------------------
 
 TEST(PrimElementwise, PopulationCountAndClz) {
   EXPECT_EQ(read(lax::population_count(make_ld({0, 1, 7, -1, -2147483648.0L, 255}, int32))),
@@ -1431,18 +1413,20 @@ TEST(PrimElementwise, NextafterStepsInTheOperandsFormat) {
   }
   // f16 and bf16 step by their own ulps: 1 -> 1 + 2^-10 and 1 + 2^-7; 0 -> the smallest
   // subnormals 2^-24 and 2^-133.
-  std::vector<LD> h = read(lax::nextafter(make_ld({1, 0, 1}, float16), make_ld({2, 1, 0}, float16)));
+  std::vector<LD> h =
+      read(lax::nextafter(make_ld({1, 0, 1}, float16), make_ld({2, 1, 0}, float16)));
   EXPECT_EQ(h[0], 1 + std::ldexp(LD{1}, -10));
   EXPECT_EQ(h[1], std::ldexp(LD{1}, -24));
   EXPECT_EQ(h[2], 1 - std::ldexp(LD{1}, -11));
   std::vector<LD> bf = read(lax::nextafter(make_ld({1, 0}, bfloat16), make_ld({2, -1}, bfloat16)));
   EXPECT_EQ(bf[0], 1 + std::ldexp(LD{1}, -7));
   EXPECT_EQ(bf[1], -std::ldexp(LD{1}, -133));
-  expect_type_error([&] { lax::nextafter(make_ld({1}, int32), make_ld({1}, int32)); },
-                    "nextafter", int32, "i32[1]");
+  expect_type_error([&] { lax::nextafter(make_ld({1}, int32), make_ld({1}, int32)); }, "nextafter",
+                    int32, "i32[1]");
 }
 
-// ---- betainc ---------------------------------------------------------------------------------------
+// ---- betainc
+// ---------------------------------------------------------------------------------------
 
 TEST(PrimElementwise, BetaincKnownValuesAndEdges) {
   Array a = make_ld({2, 0.5L, 5, 10, 0.1L}, float64), b = make_ld({3, 0.5L, 1.5L, 20, 4}, float64);
@@ -1481,10 +1465,12 @@ TEST(PrimElementwise, ShiftRightArithmetic) {
                                              make_ld({31, 3}, int32))),
             (std::vector<LD>{-1, 128}));
   // Unsigned operands shift their bits as signed: the top bit fills in.
-  EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({128, 64, 255}, uint8), make_ld({2, 2, 9}, uint8))),
-            (std::vector<LD>{224, 16, 255}));
+  EXPECT_EQ(
+      read(lax::shift_right_arithmetic(make_ld({128, 64, 255}, uint8), make_ld({2, 2, 9}, uint8))),
+      (std::vector<LD>{224, 16, 255}));
   EXPECT_EQ(read(lax::shift_right_arithmetic(make_ld({-1}, int64), make_ld({63}, int64))),
             (std::vector<LD>{-1}));
-  expect_type_error([&] { lax::shift_right_arithmetic(make_ld({1}, float32), make_ld({1}, float32)); },
-                    "shift_right_arithmetic", float32, "f32[1]");
+  expect_type_error(
+      [&] { lax::shift_right_arithmetic(make_ld({1}, float32), make_ld({1}, float32)); },
+      "shift_right_arithmetic", float32, "f32[1]");
 }

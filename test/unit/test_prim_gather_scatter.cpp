@@ -18,8 +18,6 @@ using SDims = lax::ScatterDimensionNumbers;
 
 bool has(const Idx &v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-
-
 std::vector<double> iota_values(int64_t n, double scale = 1.0) {
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
@@ -225,66 +223,30 @@ TEST(PrimGather, Errors) {
   Array x = make(iota_values(12), {3, 4}, float32);
   Array rows = indices_of({0, 1}, {2, 1});
   auto g = [&](const Array &ind, GDims d, Shape s) { return lax::gather(x, ind, d, s); };
-  expect_error(
-      [&] {
-        g(make({0, 1}, {2, 1}, float32), {{1}, {0}, {0}}, {1, 4});
-      },
-      {"[gather]", "indices must have an integer dtype", "f32[2,1]"});
-  expect_error(
-      [&] {
-        g(Array(int32_t{1}), {{0, 1}, {}, {}}, {3, 4});
-      },
-      {"[gather]", "rank >= 1", "i32[]"});
-  expect_error(
-      [&] {
-        g(rows, {{1}, {0}, {0}}, {1});
-      },
-      {"[gather]", "slice_sizes [1]", "operand f32[3,4], indices i32[2,1]"});
-  expect_error(
-      [&] {
-        g(rows, {{1}, {0}, {0, 1}}, {1, 4});
-      },
-      {"[gather]", "start_index_map [0,1]", "one entry per index"});
-  expect_error(
-      [&] {
-        g(indices_of({0}, {1}), {{1, 0}, {}, {0}}, {3, 4});
-      },
-      {"[gather]", "offset_dims [1,0] must be sorted"});
-  expect_error(
-      [&] {
-        g(rows, {{2}, {0}, {0}}, {1, 4});
-      },
-      {"[gather]", "offset_dims [2]", "out of range [0, 2)"});
-  expect_error(
-      [&] {
-        g(indices_of({0}, {1, 1}), {{}, {0, 0}, {0}}, {1, 1});
-      },
-      {"[gather]", "collapsed_slice_dims [0,0] repeats 0"});
-  expect_error(
-      [&] {
-        g(rows, {{1}, {0}, {2}}, {1, 4});
-      },
-      {"[gather]", "start_index_map [2]", "out of range [0, 2)"});
-  expect_error(
-      [&] {
-        g(indices_of({0, 0}, {1, 2}), {{1}, {0}, {0, 0}}, {1, 4});
-      },
-      {"[gather]", "start_index_map [0,0] repeats 0"});
-  expect_error(
-      [&] {
-        g(rows, {{}, {0}, {0}}, {1, 4});
-      },
-      {"[gather]", "must together cover the operand's 2 dimensions"});
-  expect_error(
-      [&] {
-        g(rows, {{1}, {0}, {0}}, {1, 5});
-      },
-      {"[gather]", "slice_sizes [1,5] exceed the operand's bounds in dimension 1"});
-  expect_error(
-      [&] {
-        g(rows, {{1}, {0}, {0}}, {2, 4});
-      },
-      {"[gather]", "collapsed dimension 0 must have slice size 1", "[2,4]"});
+  expect_error([&] { g(make({0, 1}, {2, 1}, float32), {{1}, {0}, {0}}, {1, 4}); },
+               {"[gather]", "indices must have an integer dtype", "f32[2,1]"});
+  expect_error([&] { g(Array(int32_t{1}), {{0, 1}, {}, {}}, {3, 4}); },
+               {"[gather]", "rank >= 1", "i32[]"});
+  expect_error([&] { g(rows, {{1}, {0}, {0}}, {1}); },
+               {"[gather]", "slice_sizes [1]", "operand f32[3,4], indices i32[2,1]"});
+  expect_error([&] { g(rows, {{1}, {0}, {0, 1}}, {1, 4}); },
+               {"[gather]", "start_index_map [0,1]", "one entry per index"});
+  expect_error([&] { g(indices_of({0}, {1}), {{1, 0}, {}, {0}}, {3, 4}); },
+               {"[gather]", "offset_dims [1,0] must be sorted"});
+  expect_error([&] { g(rows, {{2}, {0}, {0}}, {1, 4}); },
+               {"[gather]", "offset_dims [2]", "out of range [0, 2)"});
+  expect_error([&] { g(indices_of({0}, {1, 1}), {{}, {0, 0}, {0}}, {1, 1}); },
+               {"[gather]", "collapsed_slice_dims [0,0] repeats 0"});
+  expect_error([&] { g(rows, {{1}, {0}, {2}}, {1, 4}); },
+               {"[gather]", "start_index_map [2]", "out of range [0, 2)"});
+  expect_error([&] { g(indices_of({0, 0}, {1, 2}), {{1}, {0}, {0, 0}}, {1, 4}); },
+               {"[gather]", "start_index_map [0,0] repeats 0"});
+  expect_error([&] { g(rows, {{}, {0}, {0}}, {1, 4}); },
+               {"[gather]", "must together cover the operand's 2 dimensions"});
+  expect_error([&] { g(rows, {{1}, {0}, {0}}, {1, 5}); },
+               {"[gather]", "slice_sizes [1,5] exceed the operand's bounds in dimension 1"});
+  expect_error([&] { g(rows, {{1}, {0}, {0}}, {2, 4}); },
+               {"[gather]", "collapsed dimension 0 must have slice size 1", "[2,4]"});
 }
 
 // ---- scatter and scatter_add --------------------------------------------------------------------
@@ -426,58 +388,28 @@ TEST(PrimScatter, Errors) {
   auto s = [&](const Array &ind, const Array &upd, SDims d) {
     return lax::scatter(x, ind, upd, d);
   };
-  expect_error(
-      [&] {
-        s(rows, make({1, 2, 3, 4}, {2, 2}, float64), {{1}, {0}, {0}});
-      },
-      {"[scatter]", "operand and updates dtypes differ", "updates f64[2,2]"});
-  expect_error(
-      [&] {
-        s(make({0, 1}, {2, 1}, float32), u, {{1}, {0}, {0}});
-      },
-      {"[scatter]", "indices must have an integer dtype"});
+  expect_error([&] { s(rows, make({1, 2, 3, 4}, {2, 2}, float64), {{1}, {0}, {0}}); },
+               {"[scatter]", "operand and updates dtypes differ", "updates f64[2,2]"});
+  expect_error([&] { s(make({0, 1}, {2, 1}, float32), u, {{1}, {0}, {0}}); },
+               {"[scatter]", "indices must have an integer dtype"});
   expect_error([&] { s(Array(int32_t{0}), u, {{1}, {0}, {0}}); }, {"[scatter]", "rank >= 1"});
-  expect_error(
-      [&] {
-        s(rows, u, {{1}, {0}, {0, 1}});
-      },
-      {"[scatter]", "scatter_dims_to_operand_dims [0,1]", "one entry per"});
-  expect_error(
-      [&] {
-        s(indices_of({0}, {1}), u, {{1, 0}, {}, {0}});
-      },
-      {"[scatter]", "update_window_dims [1,0] must be sorted"});
-  expect_error(
-      [&] {
-        s(rows, u, {{1}, {3}, {0}});
-      },
-      {"[scatter]", "inserted_window_dims [3]", "out of range [0, 2)"});
-  expect_error(
-      [&] {
-        s(rows, u, {{1}, {0}, {5}});
-      },
-      {"[scatter]", "scatter_dims_to_operand_dims [5]", "out of range"});
-  expect_error(
-      [&] {
-        s(rows, u, {{1}, {}, {0}});
-      },
-      {"[scatter]", "must together cover the operand's 2 dimensions"});
-  expect_error(
-      [&] {
-        s(rows, make({1, 2}, {2, 1}, float32), {{}, {0, 1}, {0}});
-      },
-      {"[scatter]", "updates must have rank 1"});
-  expect_error(
-      [&] {
-        s(rows, make({1, 2, 3, 4, 5, 6}, {3, 2}, float32), {{1}, {0}, {0}});
-      },
-      {"[scatter]", "updates dimension 0 (size 3) must match indices dimension 0",
-       "indices i32[2,1], updates f32[3,2]"});
-  expect_error(
-      [&] {
-        s(rows, make(iota_values(6), {2, 3}, float32), {{1}, {0}, {0}});
-      },
-      {"[scatter]", "update window dimension 1 (size 3) exceeds operand dimension 1"});
+  expect_error([&] { s(rows, u, {{1}, {0}, {0, 1}}); },
+               {"[scatter]", "scatter_dims_to_operand_dims [0,1]", "one entry per"});
+  expect_error([&] { s(indices_of({0}, {1}), u, {{1, 0}, {}, {0}}); },
+               {"[scatter]", "update_window_dims [1,0] must be sorted"});
+  expect_error([&] { s(rows, u, {{1}, {3}, {0}}); },
+               {"[scatter]", "inserted_window_dims [3]", "out of range [0, 2)"});
+  expect_error([&] { s(rows, u, {{1}, {0}, {5}}); },
+               {"[scatter]", "scatter_dims_to_operand_dims [5]", "out of range"});
+  expect_error([&] { s(rows, u, {{1}, {}, {0}}); },
+               {"[scatter]", "must together cover the operand's 2 dimensions"});
+  expect_error([&] { s(rows, make({1, 2}, {2, 1}, float32), {{}, {0, 1}, {0}}); },
+               {"[scatter]", "updates must have rank 1"});
+  expect_error([&] { s(rows, make({1, 2, 3, 4, 5, 6}, {3, 2}, float32), {{1}, {0}, {0}}); },
+               {"[scatter]", "updates dimension 0 (size 3) must match indices dimension 0",
+                "indices i32[2,1], updates f32[3,2]"});
+  expect_error([&] { s(rows, make(iota_values(6), {2, 3}, float32), {{1}, {0}, {0}}); },
+               {"[scatter]", "update window dimension 1 (size 3) exceeds operand dimension 1"});
   expect_error(
       [&] {
         lax::scatter_add(make({1, 0}, bool_), indices_of({0}, {1, 1}), make({1}, bool_),
@@ -485,8 +417,6 @@ TEST(PrimScatter, Errors) {
       },
       {"[scatter_add]", "numeric operand", "operand bool[2]"});
   expect_error(
-      [&] {
-        lax::scatter_add(x, rows, make({1, 2}, {2, 1, 1}, float32), {{1}, {0}, {0}});
-      },
+      [&] { lax::scatter_add(x, rows, make({1, 2}, {2, 1, 1}, float32), {{1}, {0}, {0}}); },
       {"[scatter_add]", "updates must have rank 2"});
 }

@@ -8,8 +8,8 @@
 using namespace strata;
 using namespace strata::testutil;
 
-STRATA_TESTS_PRIMITIVES("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "argmax",
-                        "argmin", "cumsum", "cumprod", "cummax", "cummin");
+STRATA_TESTS_PRIMITIVES("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin",
+                        "cumsum", "cumprod", "cummax", "cummin");
 
 namespace {
 
@@ -18,43 +18,68 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 enum class Kind { Sum, Prod, Max, Min };
 
-
 double combine(Kind k, double a, double b) {
   switch (k) {
-  case Kind::Sum: return a + b;
-  case Kind::Prod: return a * b;
-  case Kind::Max: return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b);
-  case Kind::Min: return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b);
+  case Kind::Sum:
+    return a + b;
+  case Kind::Prod:
+    return a * b;
+  case Kind::Max:
+    return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b);
+  case Kind::Min:
+    return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b);
   }
   return 0;
 }
 
 double identity(Kind k, DType t) {
   switch (k) {
-  case Kind::Sum: return 0;
-  case Kind::Prod: return 1;
+  case Kind::Sum:
+    return 0;
+  case Kind::Prod:
+    return 1;
   case Kind::Max:
     switch (t) {
-    case DType::Bool: return 0;
-    case DType::Int8: return -128;
-    case DType::Int16: return std::numeric_limits<int16_t>::min();
-    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return 0;
-    case DType::Int32: return std::numeric_limits<int32_t>::min();
-    case DType::Int64: return static_cast<double>(std::numeric_limits<int64_t>::min());
-    default: return -kInf;
+    case DType::Bool:
+      return 0;
+    case DType::Int8:
+      return -128;
+    case DType::Int16:
+      return std::numeric_limits<int16_t>::min();
+    case DType::UInt8:
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64:
+      return 0;
+    case DType::Int32:
+      return std::numeric_limits<int32_t>::min();
+    case DType::Int64:
+      return static_cast<double>(std::numeric_limits<int64_t>::min());
+    default:
+      return -kInf;
     }
   case Kind::Min:
     switch (t) {
-    case DType::Bool: return 1;
-    case DType::Int8: return 127;
-    case DType::UInt8: return 255;
-    case DType::Int16: return std::numeric_limits<int16_t>::max();
-    case DType::UInt16: return std::numeric_limits<uint16_t>::max();
-    case DType::UInt64: return static_cast<double>(std::numeric_limits<uint64_t>::max());
-    case DType::Int32: return std::numeric_limits<int32_t>::max();
-    case DType::UInt32: return std::numeric_limits<uint32_t>::max();
-    case DType::Int64: return static_cast<double>(std::numeric_limits<int64_t>::max());
-    default: return kInf;
+    case DType::Bool:
+      return 1;
+    case DType::Int8:
+      return 127;
+    case DType::UInt8:
+      return 255;
+    case DType::Int16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::UInt16:
+      return std::numeric_limits<uint16_t>::max();
+    case DType::UInt64:
+      return static_cast<double>(std::numeric_limits<uint64_t>::max());
+    case DType::Int32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::UInt32:
+      return std::numeric_limits<uint32_t>::max();
+    case DType::Int64:
+      return static_cast<double>(std::numeric_limits<int64_t>::max());
+    default:
+      return kInf;
     }
   }
   return 0;
@@ -122,10 +147,14 @@ std::vector<double> random_doubles(int64_t n, uint32_t seed) {
 
 Array reduce(Kind k, const Array &x, const std::vector<int64_t> &axes) {
   switch (k) {
-  case Kind::Sum: return lax::reduce_sum(x, axes);
-  case Kind::Prod: return lax::reduce_prod(x, axes);
-  case Kind::Max: return lax::reduce_max(x, axes);
-  case Kind::Min: return lax::reduce_min(x, axes);
+  case Kind::Sum:
+    return lax::reduce_sum(x, axes);
+  case Kind::Prod:
+    return lax::reduce_prod(x, axes);
+  case Kind::Max:
+    return lax::reduce_max(x, axes);
+  case Kind::Min:
+    return lax::reduce_min(x, axes);
   }
   return {};
 }
@@ -138,7 +167,7 @@ void check_reduce(Kind k, DType t, const Shape &shape, const std::vector<int64_t
   expect_array(reduce(k, make(x, shape, t), axes), want, out_shape, t, tol);
 }
 
-const std::vector<std::vector<int64_t>> kAxesSets = {{},     {0},  {1},    {2},      {0, 2},
+const std::vector<std::vector<int64_t>> kAxesSets = {{},     {0},  {1},    {2},       {0, 2},
                                                      {2, 0}, {-1}, {1, 2}, {0, 1, 2}, {0, 1}};
 
 } // namespace
@@ -163,8 +192,10 @@ TEST(PrimReduce, ProdAllDtypesAndAxes) {
       continue;
     std::vector<double> x = small_values(12, t, 4);
     for (auto &e : x)
-      e = std::vector<double>{1, 2, 1, is_unsigned_integer(t) ? 3.0 : -1.0}[
-          static_cast<size_t>(e + (is_unsigned_integer(t) ? 0 : 2))];
+      e = std::vector<double>{
+          1, 2, 1,
+          is_unsigned_integer(t) ? 3.0
+                                 : -1.0}[static_cast<size_t>(e + (is_unsigned_integer(t) ? 0 : 2))];
     for (const auto &axes : kAxesSets)
       check_reduce(Kind::Prod, t, shape, axes, x, tol_for(t));
   }
@@ -255,8 +286,8 @@ TEST(PrimReduce, LargeFloatSumsAreAccurate) {
     Shape shape;
     std::vector<int64_t> axes;
   };
-  std::vector<Case> cases = {{{(1 << 20) + 3}, {0}},  {{2, 300001}, {1}},  {{400, 1000}, {1}},
-                             {{20000, 7}, {0}},       {{3, 30000, 5}, {1}}, {{64, 50, 64}, {0, 2}},
+  std::vector<Case> cases = {{{(1 << 20) + 3}, {0}}, {{2, 300001}, {1}},   {{400, 1000}, {1}},
+                             {{20000, 7}, {0}},      {{3, 30000, 5}, {1}}, {{64, 50, 64}, {0, 2}},
                              {{40, 3000}, {0}}};
   for (const auto &c : cases) {
     std::vector<double> x = random_doubles(num_elements(c.shape), 7);
@@ -328,7 +359,8 @@ TEST(PrimReduce, AbstractEvalAndTraits) {
   EXPECT_TRUE(find_primitive("argmax")->has(kNonDifferentiable));
 }
 
-// ---- argmax / argmin -----------------------------------------------------------------------------
+// ---- argmax / argmin
+// -----------------------------------------------------------------------------
 TEST(PrimArgReduce, FirstOccurrenceAllDtypes) {
   // Rows: ties at the extremes (first wins), and a row in reverse order.
   std::vector<double> x = {1, 3, 3, 0, 0, 2, 4, 1, 4, 4, 0, 0};
@@ -403,7 +435,8 @@ TEST(PrimArgReduce, Errors) {
   expect_error([&] { lax::argmax(make({1}, {}, int32), 0); }, {"out of range"});
 }
 
-// ---- cumulative scans ----------------------------------------------------------------------------
+// ---- cumulative scans
+// ----------------------------------------------------------------------------
 namespace {
 /// Naive scan of one axis in double, optionally from the end.
 std::vector<double> naive_scan(Kind k, DType t, const std::vector<double> &x, const Shape &shape,
@@ -428,10 +461,14 @@ std::vector<double> naive_scan(Kind k, DType t, const std::vector<double> &x, co
 
 Array scan(Kind k, const Array &x, int64_t axis, bool reverse) {
   switch (k) {
-  case Kind::Sum: return lax::cumsum(x, axis, reverse);
-  case Kind::Prod: return lax::cumprod(x, axis, reverse);
-  case Kind::Max: return lax::cummax(x, axis, reverse);
-  case Kind::Min: return lax::cummin(x, axis, reverse);
+  case Kind::Sum:
+    return lax::cumsum(x, axis, reverse);
+  case Kind::Prod:
+    return lax::cumprod(x, axis, reverse);
+  case Kind::Max:
+    return lax::cummax(x, axis, reverse);
+  case Kind::Min:
+    return lax::cummin(x, axis, reverse);
   }
   return {};
 }
@@ -461,8 +498,7 @@ TEST(PrimCumulative, HandValues) {
   expect_array(lax::cumsum(make({1, 2, 3, 4}, int32), 0, true), {10, 9, 7, 4}, {4}, int32);
   expect_array(lax::cumprod(make({1, 2, 3, 4}, float32), 0), {1, 2, 6, 24}, {4}, float32);
   expect_array(lax::cummax(make({1, 3, 2, 5, 4}, float32), 0), {1, 3, 3, 5, 5}, {5}, float32);
-  expect_array(lax::cummin(make({1, 3, 2, 5, 4}, float32), 0, true), {1, 2, 2, 4, 4}, {5},
-               float32);
+  expect_array(lax::cummin(make({1, 3, 2, 5, 4}, float32), 0, true), {1, 2, 2, 4, 4}, {5}, float32);
   expect_array(lax::cummax(make({1, kNaN, 2}, float32), 0), {1, kNaN, kNaN}, {3}, float32);
   expect_array(lax::cummax(make({0, 1, 0}, bool_), 0), {0, 1, 1}, {3}, bool_);
   expect_array(lax::cummin(make({1, 1, 0, 1}, bool_), 0), {1, 1, 0, 0}, {4}, bool_);

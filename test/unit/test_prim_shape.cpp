@@ -14,7 +14,6 @@ STRATA_TESTS_PRIMITIVES("iota", "broadcast_in_dim", "reshape", "transpose", "rev
 
 namespace {
 
-
 // A sample of `dtype` with varied values (fractional for floats, so f16/bf16 rounding shows).
 Array sample(const Shape &shape, DType dtype, int seed = 0) {
   std::vector<double> v(static_cast<size_t>(num_elements(shape)));
@@ -31,8 +30,6 @@ std::vector<uint8_t> bytes(const Array &a) {
   return b;
 }
 
-
-
 // The naive oracle: out[idx] must be src[src_index(idx)] bit for bit, or `fill` where
 // src_index gives nullopt.
 void expect_moved(const Array &out, const Shape &shape, const Array &src,
@@ -48,8 +45,7 @@ void expect_moved(const Array &out, const Shape &shape, const Array &src,
     const uint8_t *want = si ? &s[ravel(*si, src.shape()) * sz] : f.data();
     const uint8_t *got = &o[ravel(idx, shape) * sz];
     if (std::memcmp(want, got, sz) != 0 && failures++ < 5)
-      ADD_FAILURE() << "mismatch at flat index " << ravel(idx, shape) << " of "
-                    << out.type_str();
+      ADD_FAILURE() << "mismatch at flat index " << ravel(idx, shape) << " of " << out.type_str();
   });
 }
 
@@ -58,8 +54,8 @@ void expect_moved(const Array &out, const Shape &shape, const Array &src,
 // ---- Traits -----------------------------------------------------------------------------------
 TEST(PrimShape, Traits) {
   EXPECT_EQ(find_primitive("iota")->traits, kNone);
-  for (const char *n : {"broadcast_in_dim", "reshape", "transpose", "rev", "slice",
-                        "dynamic_slice", "dynamic_update_slice", "pad", "concatenate"}) {
+  for (const char *n : {"broadcast_in_dim", "reshape", "transpose", "rev", "slice", "dynamic_slice",
+                        "dynamic_update_slice", "pad", "concatenate"}) {
     const Primitive *p = find_primitive(n);
     ASSERT_NE(p, nullptr) << n;
     EXPECT_TRUE(p->has(kShapeOp)) << n;
@@ -115,8 +111,8 @@ TEST(PrimShape, BroadcastInDimValues) {
   expect_array(lax::broadcast_in_dim(row, {2, 3}, {1}), {1, 2, 3, 1, 2, 3}, {2, 3}, float32);
   Array col = make({1, 2}, {2, 1}, int32);
   expect_array(lax::broadcast_in_dim(col, {2, 3}, {0, 1}), {1, 1, 1, 2, 2, 2}, {2, 3}, int32);
-  expect_array(lax::broadcast_in_dim(make({1, 2}, int8), {2, 3}, {0}), {1, 1, 1, 2, 2, 2},
-               {2, 3}, int8);
+  expect_array(lax::broadcast_in_dim(make({1, 2}, int8), {2, 3}, {0}), {1, 1, 1, 2, 2, 2}, {2, 3},
+               int8);
   expect_array(lax::broadcast_in_dim(Array(7.5), {2, 2}, {}), {7.5, 7.5, 7.5, 7.5}, {2, 2},
                float64);
   expect_array(lax::broadcast_in_dim(Array(7.5), {}, {}), {7.5}, {}, float64);
@@ -194,8 +190,7 @@ TEST(PrimShape, ReshapeErrors) {
   Array x = make({1, 2, 3, 4, 5, 6}, {2, 3}, float32);
   expect_error([&] { lax::reshape(x, {4}); },
                {"[reshape] cannot reshape f32[2,3] (6 elements) to [4]"});
-  expect_error([&] { lax::reshape(x, {-2, -3}); },
-               {"[reshape]", "negative dimension", "[-2,-3]"});
+  expect_error([&] { lax::reshape(x, {-2, -3}); }, {"[reshape]", "negative dimension", "[-2,-3]"});
 }
 
 // ---- transpose --------------------------------------------------------------------------------
@@ -314,8 +309,8 @@ TEST(PrimShape, DynamicSliceValues) {
   expect_array(lax::dynamic_slice(x, {Array(1), Array(2)}, {2, 2}), {6, 7, 10, 11}, {2, 2},
                float32);
   // Starts clamp so the window stays inside: (5, -3) -> (1, 0).
-  expect_array(lax::dynamic_slice(x, {Array(5), Array(-3)}, {2, 3}), {4, 5, 6, 8, 9, 10},
-               {2, 3}, float32);
+  expect_array(lax::dynamic_slice(x, {Array(5), Array(-3)}, {2, 3}), {4, 5, 6, 8, 9, 10}, {2, 3},
+               float32);
   // Every integer index dtype, mixed.
   expect_array(lax::dynamic_slice(x, {Array(int8_t{2}), Array(uint32_t{1})}, {1, 2}), {9, 10},
                {1, 2}, float32);
@@ -366,9 +361,9 @@ TEST(PrimShape, DynamicUpdateSliceValues) {
   expect_array(lax::dynamic_update_slice(x, make({}, {0, 2}, int32), {Array(1), Array(1)}),
                values(x), {3, 4}, int32);
   expect_array(lax::dynamic_update_slice(Array(1.0f), Array(2.0f), {}), {2}, {}, float32);
-  expect_array(lax::dynamic_update_slice(make({}, {0}, float32), make({}, {0}, float32),
-                                         {Array(0)}),
-               {}, {0}, float32);
+  expect_array(
+      lax::dynamic_update_slice(make({}, {0}, float32), make({}, {0}, float32), {Array(0)}), {},
+      {0}, float32);
 }
 
 TEST(PrimShape, DynamicUpdateSliceAllDtypesNaive) {
@@ -438,8 +433,8 @@ TEST(PrimShape, PadValues) {
                float32);
   expect_array(lax::pad(Array(int8_t{4}), Array(int8_t{0}), {}, {}, {}), {4}, {}, int8);
   Array m = make({1, 2, 3, 4}, {2, 2}, int32);
-  expect_array(lax::pad(m, Array(0), {1, 0}, {0, 1}, {0, 1}),
-               {0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0}, {3, 4}, int32);
+  expect_array(lax::pad(m, Array(0), {1, 0}, {0, 1}, {0, 1}), {0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0},
+               {3, 4}, int32);
 }
 
 TEST(PrimShape, PadAllDtypesNaive) {
@@ -449,8 +444,7 @@ TEST(PrimShape, PadAllDtypesNaive) {
   for (DType dt : all_dtypes()) {
     Array x = sample(xs, dt);
     Array pv = lax::reshape(sample({1}, dt, 5), {});
-    expect_moved(lax::pad(x, pv, low, high, interior), out, x, pad_source(xs, low, interior),
-                 &pv);
+    expect_moved(lax::pad(x, pv, low, high, interior), out, x, pad_source(xs, low, interior), &pv);
   }
   Array big = sample({100, 400}, float32);
   Array pv = Array(-1.0f);
@@ -484,10 +478,10 @@ TEST(PrimShape, ConcatenateValues) {
   expect_array(lax::concatenate({a}, 1), {1, 2, 3, 4}, {2, 2}, int32);
   expect_array(lax::concatenate({a, make({}, {2, 0}, int32), c}, 1), {1, 2, 7, 3, 4, 8}, {2, 3},
                int32);
-  expect_array(lax::concatenate({make({}, {0, 2}, int32), make({}, {0, 2}, int32)}, 0), {},
-               {0, 2}, int32);
-  expect_array(lax::concatenate({make({}, {0, 2}, int32), make({}, {0, 3}, int32)}, 1), {},
-               {0, 5}, int32);
+  expect_array(lax::concatenate({make({}, {0, 2}, int32), make({}, {0, 2}, int32)}, 0), {}, {0, 2},
+               int32);
+  expect_array(lax::concatenate({make({}, {0, 2}, int32), make({}, {0, 3}, int32)}, 1), {}, {0, 5},
+               int32);
 }
 
 TEST(PrimShape, ConcatenateAllDtypesNaive) {

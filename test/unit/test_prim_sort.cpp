@@ -119,15 +119,15 @@ TEST(PrimSort, EveryDtypeAndDimension) {
       std::vector<double> v1 = gen(num_elements(shape), float64, 9, 1000);
       std::vector<double> v2 = gen(num_elements(shape), int32, 11, 1000);
       auto want3 = oracle({x, v1, v2}, shape, d, 1);
-      auto got = lax::sort({make(x, shape, t), make(v1, shape, float64), make(v2, shape, int32)},
-                           dim);
+      auto got =
+          lax::sort({make(x, shape, t), make(v1, shape, float64), make(v2, shape, int32)}, dim);
       expect_array(got[0], want3[0], shape, t);
       expect_array(got[1], want3[1], shape, float64);
       expect_array(got[2], want3[2], shape, int32);
       // Two keys.
       auto want2 = oracle({x, v2, v1}, shape, d, 2);
-      auto got2 = lax::sort({make(x, shape, t), make(v2, shape, int32), make(v1, shape, float64)},
-                            dim, 2);
+      auto got2 =
+          lax::sort({make(x, shape, t), make(v2, shape, int32), make(v1, shape, float64)}, dim, 2);
       expect_array(got2[1], want2[1], shape, int32);
       expect_array(got2[2], want2[2], shape, float64);
     }

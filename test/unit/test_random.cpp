@@ -124,16 +124,10 @@ TEST(PrimThreefry, EdgeShapesAndErrors) {
   EXPECT_EQ(e1.shape(), (Shape{2, 0}));
 
   Array a = u32s({1, 2});
-  expect_error(
-      [&] {
-        lax::threefry2x32(a, a, a, make({1, 2}, int32));
-      },
-      {"[threefry2x32]", "expects u32 operands", "i32[2]"});
-  expect_error(
-      [&] {
-        lax::threefry2x32(a, a, a, u32s({1, 2, 3}));
-      },
-      {"[threefry2x32]", "operand shapes differ", "u32[2]", "u32[3]"});
+  expect_error([&] { lax::threefry2x32(a, a, a, make({1, 2}, int32)); },
+               {"[threefry2x32]", "expects u32 operands", "i32[2]"});
+  expect_error([&] { lax::threefry2x32(a, a, a, u32s({1, 2, 3})); },
+               {"[threefry2x32]", "operand shapes differ", "u32[2]", "u32[3]"});
 }
 
 // ---- shifts -------------------------------------------------------------------------------------
@@ -182,11 +176,8 @@ TEST(PrimShift, EdgeShapesAndErrors) {
                  {tag.c_str(), "expects integer operands", "bool[1]"});
     expect_error([&] { f(make({1}, int32), make({1}, uint32)); },
                  {tag.c_str(), "dtypes differ", "i32[1]", "u32[1]"});
-    expect_error(
-        [&] {
-          f(make({1, 2}, int32), make({1}, int32));
-        },
-        {tag.c_str(), "shapes differ", "i32[2]", "i32[1]"});
+    expect_error([&] { f(make({1, 2}, int32), make({1}, int32)); },
+                 {tag.c_str(), "shapes differ", "i32[2]", "i32[1]"});
   }
 }
 
@@ -474,16 +465,10 @@ TEST(Random, ZeroSizeShapes) {
 }
 
 TEST(Random, Errors) {
-  expect_error(
-      [] {
-        random::split(make({0, 0}, float32));
-      },
-      {"[random.split]", "key of type u32[2]", "f32[2]"});
-  expect_error(
-      [] {
-        random::bits(Array::from_vector<uint32_t>({1, 2, 3}), {2});
-      },
-      {"[random.bits]", "u32[3]"});
+  expect_error([] { random::split(make({0, 0}, float32)); },
+               {"[random.split]", "key of type u32[2]", "f32[2]"});
+  expect_error([] { random::bits(Array::from_vector<uint32_t>({1, 2, 3}), {2}); },
+               {"[random.bits]", "u32[3]"});
   expect_error([] { random::uniform(random::key(0), {2}, int32); },
                {"[random.uniform]", "dtype must be floating-point, got i32"});
   expect_error([] { random::normal(random::key(0), {2}, uint8); },

@@ -8,8 +8,8 @@
 #include <numeric>
 #include <random>
 
-#include "strata/transforms.h"
 #include "rules_check.h"
+#include "strata/transforms.h"
 #include "test_util.h"
 
 using namespace strata;
@@ -214,11 +214,9 @@ TEST(RulesDotSort, SortIsStableUnderDerivatives) {
     return lax::reduce_sum(lax::mul(s, make({1, 10, 100, 1000}, float64)), {0});
   };
   expect_array(grad(f)(make({5, 6, 7, 8}, float64)), {100, 1, 1000, 10}, {4}, float64);
-  auto [y, t] = jvp(
-      [keys](const Array &v) {
-        return lax::sort({keys, v}, 0)[1];
-      },
-      std::make_tuple(make({5, 6, 7, 8}, float64)), std::make_tuple(make({1, 2, 3, 4}, float64)));
+  auto [y, t] = jvp([keys](const Array &v) { return lax::sort({keys, v}, 0)[1]; },
+                    std::make_tuple(make({5, 6, 7, 8}, float64)),
+                    std::make_tuple(make({1, 2, 3, 4}, float64)));
   expect_array(y, {6, 8, 5, 7}, {4}, float64);
   expect_array(t, {2, 4, 1, 3}, {4}, float64);
   // NaN keys sort last and carry their own cotangent.

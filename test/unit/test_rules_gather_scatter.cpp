@@ -6,9 +6,9 @@
 #include <functional>
 #include <random>
 
+#include "rules_check.h"
 #include "strata/random.h"
 #include "strata/transforms.h"
-#include "rules_check.h"
 #include "test_util.h"
 
 using namespace strata;
@@ -36,9 +36,6 @@ Array batched(const std::function<Array(const Shape &)> &make_one, const Shape &
               int64_t axis) {
   return axis == NB ? make_one(shape) : make_one(batched_shape(shape, axis));
 }
-
-
-
 
 // ---- configurations -----------------------------------------------------------------------------
 
@@ -182,16 +179,12 @@ TEST(RulesGatherScatter, ScatterVjpCreditsOnlyTheWinningUpdate) {
 
 // ---- batching -----------------------------------------------------------------------------------
 
-namespace {
-
-
-
-} // namespace
+namespace {} // namespace
 
 TEST(RulesGatherScatter, GatherBatching) {
   std::mt19937 rng(3);
-  const std::vector<std::vector<int64_t>> combos = {{0, NB}, {1, NB},  {-1, NB}, {NB, 0}, {NB, 1},
-                                                    {NB, -1}, {0, 0}, {1, -1}, {-1, 1}};
+  const std::vector<std::vector<int64_t>> combos = {{0, NB},  {1, NB}, {-1, NB}, {NB, 0}, {NB, 1},
+                                                    {NB, -1}, {0, 0},  {1, -1},  {-1, 1}};
   for (const GatherCase &c : gather_cases()) {
     FlatFn f = [&](const std::vector<Array> &a) {
       return std::vector<Array>{lax::gather(a[0], a[1], c.dims, c.slice_sizes)};
@@ -209,7 +202,7 @@ TEST(RulesGatherScatter, GatherBatching) {
 TEST(RulesGatherScatter, ScatterBatching) {
   std::mt19937 rng(4);
   const std::vector<std::vector<int64_t>> combos = {
-      {0, NB, NB}, {NB, NB, 1}, {NB, 0, NB}, {NB, 1, 0},  {0, 0, 0},
+      {0, NB, NB}, {NB, NB, 1}, {NB, 0, NB}, {NB, 1, 0}, {0, 0, 0},
       {1, -1, 1},  {-1, NB, 0}, {NB, 0, -1}, {0, 1, NB}, {-1, -1, -1}};
   for (ScatterFn op : {ScatterFn(lax::scatter_add), ScatterFn(lax::scatter)}) {
     for (const ScatterCase &c : scatter_cases()) {
@@ -290,8 +283,7 @@ TEST(RulesRandomBits, VmapOfUniformOverKeysMatchesLoopBitwise) {
       std::vector<Array> got = vmap_flat(f, {arg}, {axis});
       ASSERT_EQ(got[0].shape(), want[0].shape());
       ASSERT_EQ(got[0].dtype(), want[0].dtype());
-      EXPECT_EQ(std::memcmp(got[0].data(), want[0].data(), static_cast<size_t>(got[0].nbytes())),
-                0)
+      EXPECT_EQ(std::memcmp(got[0].data(), want[0].data(), static_cast<size_t>(got[0].nbytes())), 0)
           << "vmap of random.uniform differs from the per-key loop";
     }
   }
@@ -307,8 +299,8 @@ TEST(RulesRandomBits, BitPrimitivesBatchElementwise) {
   };
   FlatFn f = [](const std::vector<Array> &a) {
     auto [y0, y1] = lax::threefry2x32(a[0], a[1], a[2], a[3]);
-    Array amount = lax::bitwise_and(a[3], lax::broadcast_in_dim(Array(uint32_t{31}), a[3].shape(),
-                                                                {}));
+    Array amount =
+        lax::bitwise_and(a[3], lax::broadcast_in_dim(Array(uint32_t{31}), a[3].shape(), {}));
     return std::vector<Array>{y0, y1, lax::shift_left(a[2], amount),
                               lax::shift_right_logical(a[2], amount),
                               lax::bitcast_convert_type(a[0], float32)};

@@ -19,8 +19,8 @@
 #include <random>
 #include <set>
 
-#include "strata/transforms.h"
 #include "primitive_table.h"
+#include "strata/transforms.h"
 #include "test_util.h"
 
 using namespace strata;
@@ -73,9 +73,9 @@ protected:
   }
 };
 
-#define REQUIRE_ROW(r)                                                                          \
-  const Row *r = row();                                                                        \
-  if (!r)                                                                                       \
+#define REQUIRE_ROW(r)                                                                             \
+  const Row *r = row();                                                                            \
+  if (!r)                                                                                          \
     GTEST_SKIP() << "no row (reported by HasRow)";
 
 TEST_P(RulesOracle, HasRow) {
@@ -180,8 +180,7 @@ TEST_P(RulesOracle, VjpTranspose) {
       EXPECT_EQ(jtv[i].type_str(), x[i].type_str()) << "cotangent of operand " << i;
     ASSERT_EQ(flat_floats(jtv).size(), flat_floats(u).size());
     AdjointSums s = adjoint_sums(v, ju, jtv, u);
-    EXPECT_NEAR(s.lhs, s.rhs, r->dot_tol * std::max(1.0, s.magnitude))
-        << "<v, J u> vs <J^T v, u>";
+    EXPECT_NEAR(s.lhs, s.rhs, r->dot_tol * std::max(1.0, s.magnitude)) << "<v, J u> vs <J^T v, u>";
   }
 }
 

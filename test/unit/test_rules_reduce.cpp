@@ -9,8 +9,8 @@
 #include <numeric>
 #include <random>
 
-#include "strata/transforms.h"
 #include "rules_check.h"
+#include "strata/transforms.h"
 #include "test_util.h"
 
 using namespace strata;

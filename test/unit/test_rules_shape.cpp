@@ -313,9 +313,7 @@ FlatFn fn1(std::function<Array(const Arrays &)> f) {
 TEST(RulesShape, Iota) {
   // iota has no operands, so no level ever batches or differentiates it; it must still work as
   // a constant inside every transform.
-  auto f = [](const Array &x) {
-    return lax::mul(x, lax::iota(float64, {2, 3}, 1));
-  };
+  auto f = [](const Array &x) { return lax::mul(x, lax::iota(float64, {2, 3}, 1)); };
   Array x = make({1, 2, 3, 4, 5, 6}, {2, 3});
   auto [y, t] = jvp(f, std::make_tuple(x), std::make_tuple(ones_like(x)));
   expect_array(t, {0, 1, 2, 0, 1, 2}, {2, 3}, float64);
@@ -334,10 +332,9 @@ TEST(RulesShape, BroadcastInDim) {
               fn1([](const Arrays &x) { return lax::broadcast_in_dim(x[0], {2, 3}, {}); })});
   check_case({"middle new dim", [](Rng &r) { return Arrays{uniform(r, {4, 3})}; },
               fn1([](const Arrays &x) { return lax::broadcast_in_dim(x[0], {4, 2, 3}, {0, 2}); })});
-  check_case({"size-1 dims", [](Rng &r) { return Arrays{uniform(r, {1, 2, 1})}; },
-              fn1([](const Arrays &x) {
-                return lax::broadcast_in_dim(x[0], {3, 1, 2, 4}, {1, 2, 3});
-              })});
+  check_case(
+      {"size-1 dims", [](Rng &r) { return Arrays{uniform(r, {1, 2, 1})}; },
+       fn1([](const Arrays &x) { return lax::broadcast_in_dim(x[0], {3, 1, 2, 4}, {1, 2, 3}); })});
 }
 
 TEST(RulesShape, Reshape) {
@@ -382,12 +379,11 @@ TEST(RulesShape, DynamicSlice) {
   // The start indices cover clamping (out of range both ways) and several integer dtypes. The
   // extra in_axes batch the indices alone, and the operand alone.
   auto fn = fn1([](const Arrays &x) { return lax::dynamic_slice(x[0], {x[1], x[2]}, {2, 3}); });
-  check_case({"matrix",
-              [](Rng &r) {
-                return Arrays{uniform(r, {4, 5}), index(r, -2, 4), index(r, -1, 5, int64)};
-              },
-              fn},
-             {{kN, 0, 0}, {kN, 0, kN}, {1, kN, kN}, {-1, 0, kN}});
+  check_case(
+      {"matrix",
+       [](Rng &r) { return Arrays{uniform(r, {4, 5}), index(r, -2, 4), index(r, -1, 5, int64)}; },
+       fn},
+      {{kN, 0, 0}, {kN, 0, kN}, {1, kN, kN}, {-1, 0, kN}});
   check_case({"vector, u8 index",
               [](Rng &r) { return Arrays{uniform(r, {6}), index(r, 0, 7, uint8)}; },
               fn1([](const Arrays &x) { return lax::dynamic_slice(x[0], {x[1]}, {3}); })},
@@ -404,20 +400,15 @@ TEST(RulesShape, DynamicSlice) {
 }
 
 TEST(RulesShape, DynamicUpdateSlice) {
-  auto fn = fn1([](const Arrays &x) {
-    return lax::dynamic_update_slice(x[0], x[1], {x[2], x[3]});
-  });
+  auto fn =
+      fn1([](const Arrays &x) { return lax::dynamic_update_slice(x[0], x[1], {x[2], x[3]}); });
   check_case({"matrix",
               [](Rng &r) {
                 return Arrays{uniform(r, {4, 5}), uniform(r, {2, 3}), index(r, -2, 4),
                               index(r, -1, 5, int64)};
               },
               fn},
-             {{kN, kN, 0, 0},
-              {kN, 0, 0, kN},
-              {0, kN, kN, 0},
-              {1, -1, kN, kN},
-              {kN, 0, kN, kN}});
+             {{kN, kN, 0, 0}, {kN, 0, 0, kN}, {0, kN, kN, 0}, {1, -1, kN, kN}, {kN, 0, kN, kN}});
   check_case({"full cover",
               [](Rng &r) { return Arrays{uniform(r, {3}), uniform(r, {3}), index(r, -1, 2)}; },
               fn1([](const Arrays &x) { return lax::dynamic_update_slice(x[0], x[1], {x[2]}); })},
@@ -439,8 +430,7 @@ TEST(RulesShape, Pad) {
               [](Rng &r) { return Arrays{uniform(r, {2, 3}), uniform(r, {})}; },
               fn1([](const Arrays &x) { return lax::pad(x[0], x[1], {1, -1}, {0, 2}, {1, 0}); })},
              {{kN, 0}});
-  check_case({"crop both ends",
-              [](Rng &r) { return Arrays{uniform(r, {4}), uniform(r, {})}; },
+  check_case({"crop both ends", [](Rng &r) { return Arrays{uniform(r, {4}), uniform(r, {})}; },
               fn1([](const Arrays &x) { return lax::pad(x[0], x[1], {-2}, {-1}, {2}); })});
   check_case({"negative high, interior",
               [](Rng &r) { return Arrays{uniform(r, {3, 2}), uniform(r, {})}; },
@@ -453,13 +443,11 @@ TEST(RulesShape, Pad) {
 }
 
 TEST(RulesShape, Concatenate) {
-  check_case({"three along 1",
-              [](Rng &r) {
-                return Arrays{uniform(r, {2, 3}), uniform(r, {2, 1}), uniform(r, {2, 2})};
-              },
-              fn1([](const Arrays &x) { return lax::concatenate(x, 1); })});
-  check_case({"two along 0",
-              [](Rng &r) { return Arrays{uniform(r, {1, 3}), uniform(r, {2, 3})}; },
+  check_case(
+      {"three along 1",
+       [](Rng &r) { return Arrays{uniform(r, {2, 3}), uniform(r, {2, 1}), uniform(r, {2, 2})}; },
+       fn1([](const Arrays &x) { return lax::concatenate(x, 1); })});
+  check_case({"two along 0", [](Rng &r) { return Arrays{uniform(r, {1, 3}), uniform(r, {2, 3})}; },
               fn1([](const Arrays &x) { return lax::concatenate(x, 0); })});
   check_case({"one", [](Rng &r) { return Arrays{uniform(r, {3})}; },
               fn1([](const Arrays &x) { return lax::concatenate(x, 0); })});
@@ -483,9 +471,11 @@ TEST(RulesShape, GradOfVmap) {
   std::vector<Mapped> cases = {
       {ds, {uniform(rng, {3, 4, 5}), idx({0, 3, -1}), idx({2, 1, 7})}, {0, 0, 0}},
       {ds, {uniform(rng, {4, 5}), idx({0, 3, -1}), Array(int32_t{1})}, {kN, 0, kN}},
-      {dus, {uniform(rng, {3, 4, 5}), uniform(rng, {3, 2, 3}), idx({0, 3, -1}), idx({2, 1, 7})},
+      {dus,
+       {uniform(rng, {3, 4, 5}), uniform(rng, {3, 2, 3}), idx({0, 3, -1}), idx({2, 1, 7})},
        {0, 0, 0, 0}},
-      {dus, {uniform(rng, {4, 5}), uniform(rng, {2, 3}), idx({0, 3, -1}), Array(int32_t{1})},
+      {dus,
+       {uniform(rng, {4, 5}), uniform(rng, {2, 3}), idx({0, 3, -1}), Array(int32_t{1})},
        {kN, kN, 0, kN}},
       {pad, {uniform(rng, {2, 3}), uniform(rng, {3})}, {kN, 0}},
       {pad, {uniform(rng, {3, 2, 3}), uniform(rng, {3})}, {0, 0}},

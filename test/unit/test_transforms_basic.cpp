@@ -125,17 +125,13 @@ TEST(TransformsBasic, EscapedTracerNamesItsTransform) {
 TEST(TransformsBasic, VmapSelectWithScalarPredicateAndBranches) {
   // select(scalar pred, unbatched scalar, batched x): the unbatched branch is broadcast.
   Array xs = f64({1, 2, 3});
-  Array out = vmap([](const Array &x) {
-    return lax::select(Array(true), Array(5.0), x);
-  })(xs);
+  Array out = vmap([](const Array &x) { return lax::select(Array(true), Array(5.0), x); })(xs);
   expect_array(out, {5, 5, 5}, {3}, float64);
-  Array out2 = vmap([](const Array &p, const Array &x) {
-    return lax::select(p, Array(0.0), x);
-  })(Array::from_vector(std::vector<bool>{true, false, true}), xs);
+  Array out2 = vmap([](const Array &p, const Array &x) { return lax::select(p, Array(0.0), x); })(
+      Array::from_vector(std::vector<bool>{true, false, true}), xs);
   expect_array(out2, {0, 2, 0}, {3}, float64);
-  Array out3 = vmap([](const Array &lo, const Array &x) {
-    return lax::clamp(lo, x, Array(2.5));
-  })(f64({0, 2.2, 3}), make({1, 2, 3, 4, 5, 6}, {3, 2}, float64));
+  Array out3 = vmap([](const Array &lo, const Array &x) { return lax::clamp(lo, x, Array(2.5)); })(
+      f64({0, 2.2, 3}), make({1, 2, 3, 4, 5, 6}, {3, 2}, float64));
   expect_array(out3, {1, 2, 2.5, 2.5, 2.5, 2.5}, {3, 2}, float64);
 }
 

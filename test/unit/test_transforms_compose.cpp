@@ -69,14 +69,14 @@ std::vector<NamedFn> real_functions() {
                          prod(1.0 + 0.1 * x);
                 }});
   fs.push_back({"logsumexp", {3, 4}, [](const Array &x) {
-                  return sum(nn::logsumexp(x, 1) * Array::from_vector(std::vector<double>{
-                                                       1.0, -2.0, 0.5}));
+                  return sum(nn::logsumexp(x, 1) *
+                             Array::from_vector(std::vector<double>{1.0, -2.0, 0.5}));
                 }});
   {
     Array b = rnd(14, {3, 1});
     fs.push_back({"broadcast_reduce", {2, 3, 4}, [=](const Array &x) {
-                    Array s = sum(x * b, {0, 2});          // [3]
-                    Array m = mean(x * x, {1}, true);       // [2,1,4]
+                    Array s = sum(x * b, {0, 2});     // [3]
+                    Array m = mean(x * x, {1}, true); // [2,1,4]
                     return sum(s * s) + sum(m * x) + max(x * 0.5);
                   }});
   }
@@ -98,8 +98,7 @@ std::vector<NamedFn> real_functions() {
 std::vector<Op> operators() { return compose_operators(1e-3); }
 
 void check_chain(const NamedFn &nf, const std::vector<const Op *> &chain) {
-  check_operator_chain(nf.f, nf.f, nf.shape, rnd(200, nf.shape, 0.7), chain, nf.name + " ",
-                       1e-12);
+  check_operator_chain(nf.f, nf.f, nf.shape, rnd(200, nf.shape, 0.7), chain, nf.name + " ", 1e-12);
 }
 
 } // namespace
@@ -138,8 +137,8 @@ TEST(Compose, HessianFourWaysAgree) {
     Array x = reshape(rnd(300, s, 0.5), {-1});
     int64_t n = x.size();
     Array h1 = hessian(flat)(x);
-    Array h2 = jacfwd(grad(flat))(x);  // jvp of grad
-    Array h3 = jacrev(grad(flat))(x);  // grad of grad
+    Array h2 = jacfwd(grad(flat))(x); // jvp of grad
+    Array h3 = jacrev(grad(flat))(x); // grad of grad
     Array h4 = jacfwd(jacrev(flat))(x);
     ASSERT_EQ(h1.shape(), (Shape{n, n})) << nf.name;
     std::vector<double> a = values(h1);
@@ -161,8 +160,10 @@ TEST(Compose, HessianFourWaysAgree) {
 
 TEST(Compose, PerExampleGradientsOfAnMlp) {
   using Params = std::map<std::string, Array>;
-  Params params{{"w1", rnd(1, {6, 8}, 0.3)}, {"b1", rnd(2, {8}, 0.1)},
-                {"w2", rnd(3, {8, 3}, 0.3)}, {"b2", rnd(4, {3}, 0.1)}};
+  Params params{{"w1", rnd(1, {6, 8}, 0.3)},
+                {"b1", rnd(2, {8}, 0.1)},
+                {"w2", rnd(3, {8, 3}, 0.3)},
+                {"b2", rnd(4, {3}, 0.1)}};
   auto loss = [](const Params &p, const Array &x, const Array &y) {
     Array h = nn::relu(matmul(x, p.at("w1")) + p.at("b1"));
     Array logits = matmul(h, p.at("w2")) + p.at("b2");
@@ -202,8 +203,9 @@ TEST(Compose, CheckpointLowersPeakMemory) {
   const int layers = 32, batch = 256, width = 64;
   std::vector<Array> ws;
   for (int i = 0; i < layers; ++i)
-    ws.push_back(lax::convert_element_type(random::normal(random::key(i), {width, width}), float32) *
-                 (1.0f / std::sqrt(float(width))));
+    ws.push_back(
+        lax::convert_element_type(random::normal(random::key(i), {width, width}), float32) *
+        (1.0f / std::sqrt(float(width))));
   Array x = random::normal(random::key(99), {batch, width});
   const int64_t act = int64_t{batch} * width * 4; // one activation in bytes
   auto layer = [](const Array &h, const Array &w) {
@@ -244,8 +246,8 @@ TEST(Compose, CheckpointLowersPeakMemory) {
   EXPECT_GT(named, remat + layers * act / 2);
   std::printf("checkpoint memory: peak above baseline %lld bytes plain, %lld with checkpoint "
               "(%.1f vs %.1f activations)\n",
-              static_cast<long long>(plain), static_cast<long long>(remat),
-              double(plain) / act, double(remat) / act);
+              static_cast<long long>(plain), static_cast<long long>(remat), double(plain) / act,
+              double(remat) / act);
   // Plain grad keeps the matmul and tanh outputs of every layer; checkpoint keeps one
   // activation per layer plus one layer's replay.
   EXPECT_LT(remat, plain * 7 / 10);

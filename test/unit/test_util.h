@@ -31,8 +31,8 @@ struct MarkTested {
 #define STRATA_CAT2(a, b) a##b
 #define STRATA_CAT(a, b) STRATA_CAT2(a, b)
 /// Declares, at file scope, that this file holds the test rows of the named primitives.
-#define STRATA_TESTS_PRIMITIVES(...)                                                          \
-  static ::strata::testutil::MarkTested STRATA_CAT(strata_mark_, __LINE__){__VA_ARGS__}
+#define STRATA_TESTS_PRIMITIVES(...)                                                               \
+  static ::strata::testutil::MarkTested STRATA_CAT(strata_mark_, __LINE__) { __VA_ARGS__ }
 
 /// An array of `dtype` from double values (converted as convert_element_type would).
 inline Array make(const std::vector<double> &values, const Shape &shape, DType dtype = float64) {
@@ -53,8 +53,7 @@ inline void expect_array(const Array &got, const std::vector<double> &want, cons
 }
 
 /// Runs `fn` and checks it throws strata::Error whose message contains every fragment.
-template <class F>
-void expect_error(F &&fn, std::initializer_list<const char *> fragments) {
+template <class F> void expect_error(F &&fn, std::initializer_list<const char *> fragments) {
   try {
     fn();
     ADD_FAILURE() << "expected strata::Error";
@@ -66,9 +65,8 @@ void expect_error(F &&fn, std::initializer_list<const char *> fragments) {
 }
 
 inline const std::vector<DType> &all_dtypes() {
-  static const std::vector<DType> v = {bool_,  int8,   int16,   int32,    int64,
-                                       uint8,  uint16, uint32,  uint64,   float16,
-                                       bfloat16, float32, float64};
+  static const std::vector<DType> v = {bool_,  int8,   int16,   int32,    int64,   uint8,  uint16,
+                                       uint32, uint64, float16, bfloat16, float32, float64};
   return v;
 }
 inline const std::vector<DType> &float_dtypes() {
@@ -109,11 +107,16 @@ inline void for_each_index(const Shape &shape, const std::function<void(const Id
 inline double wrap_to(DType t, double v) {
   auto i = static_cast<int64_t>(v);
   switch (t) {
-  case DType::Int8: return static_cast<int8_t>(static_cast<uint8_t>(i));
-  case DType::UInt8: return static_cast<uint8_t>(i);
-  case DType::Int32: return static_cast<int32_t>(static_cast<uint32_t>(i));
-  case DType::UInt32: return static_cast<uint32_t>(i);
-  default: return v;
+  case DType::Int8:
+    return static_cast<int8_t>(static_cast<uint8_t>(i));
+  case DType::UInt8:
+    return static_cast<uint8_t>(i);
+  case DType::Int32:
+    return static_cast<int32_t>(static_cast<uint32_t>(i));
+  case DType::UInt32:
+    return static_cast<uint32_t>(i);
+  default:
+    return v;
   }
 }
 

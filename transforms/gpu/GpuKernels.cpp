@@ -1,6 +1,6 @@
 // `strata-gpu-kernels`: linalg ops on buffers -> GPU kernels shaped for their access pattern.
-#include "transforms/gpu/GpuKernelsImpl.h"
 #include "transforms/Passes.h"
+#include "transforms/gpu/GpuKernelsImpl.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

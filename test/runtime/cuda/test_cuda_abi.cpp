@@ -55,11 +55,21 @@ static_assert(api::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES == ::CU_JIT_ERROR_LOG_BUFF
 static_assert(api::CU_JIT_OPTIMIZATION_LEVEL == ::CU_JIT_OPTIMIZATION_LEVEL);
 
 // The driver functions' parameter lists, with the toolkit's enums read as int.
-template <class T> struct As { using type = T; };
-template <> struct As<::CUresult> { using type = int; };
-template <> struct As<::CUdevice_attribute> { using type = int; };
-template <> struct As<::CUfunction_attribute> { using type = int; };
-template <> struct As<::CUjit_option *> { using type = int *; };
+template <class T> struct As {
+  using type = T;
+};
+template <> struct As<::CUresult> {
+  using type = int;
+};
+template <> struct As<::CUdevice_attribute> {
+  using type = int;
+};
+template <> struct As<::CUfunction_attribute> {
+  using type = int;
+};
+template <> struct As<::CUjit_option *> {
+  using type = int *;
+};
 template <class F> struct Normalized;
 template <class R, class... A> struct Normalized<R (*)(A...)> {
   using type = typename As<R>::type (*)(typename As<A>::type...);

@@ -67,11 +67,8 @@ TEST(CudaNoDevice, BackendIsRegisteredAndListsNoDevice) {
   EXPECT_EQ(ds[0], cpu_device());
   expect_error([] { parse_device("cuda:0"); }, {"cuda:0 is not available"});
   Array x = Array::from_vector<float>({1, 2, 3});
-  expect_error(
-      [&] {
-        device_put(x, Device{Device::Kind::CUDA, 0});
-      },
-      {"cuda:0", unavailable_reason().c_str()});
+  expect_error([&] { device_put(x, Device{Device::Kind::CUDA, 0}); },
+               {"cuda:0", unavailable_reason().c_str()});
   EXPECT_EQ(backend().device_count(), 0);
   EXPECT_EQ(backend().unavailable_reason(), unavailable_reason());
 }
