@@ -3,7 +3,7 @@
 // and scan primitives (lib/primitives/control_flow.cpp, where every rule lives).
 //
 // Traced once. At the call each sub-function runs once abstractly under a Closure
-// (lib/transforms/closure.h); that checks its output structure, shapes and dtypes against the
+// (lib/trace/closure.h); that checks its output structure, shapes and dtypes against the
 // carries (or the other branches) and finds the tracers it closes over, which become explicit
 // leading inputs of the primitive (its "consts") that every sub-function takes first.
 #include "strata/control_flow.h"

@@ -23,7 +23,7 @@
 // concrete (its maximum over vmap's batch), and the loop is differentiated as a scan of that
 // length whose steps past an example's own trip count keep the carry (so the body runs about
 // twice forward: once counting, once recording carries). Per-step residuals
-// (LoopGradOptions::policy) reuse checkpoint(f)'s policy levels (lib/transforms/checkpoint.cpp):
+// (LoopGradOptions::policy) reuse checkpoint(f)'s policy levels (lib/trace/checkpoint.cpp):
 // the forward scan runs each step under the recording level and returns what it kept as extra
 // ys; the backward step replays the body under the substituting level, handed that step's
 // slices. Extra ys are ordinary outputs, so jit stages them as more results of strata.scan and

@@ -1,4 +1,4 @@
-// Internals shared by control flow's entry points (lib/control_flow.cpp), its primitives
+// Internals shared by control flow's entry points (lib/ops/control_flow.cpp), its primitives
 // (lib/primitives/control_flow.cpp) and checkpoint's policy levels.
 #pragma once
 
@@ -16,7 +16,7 @@ const Primitive &while_primitive();
 const Primitive &scan_primitive();
 
 /// f(primals) under checkpoint's recording level: its outputs and the values `policy` keeps, in
-/// the order remat_backward's replay asks for them (lib/transforms/checkpoint.cpp). A scan's
+/// the order remat_backward's replay asks for them (lib/trace/checkpoint.cpp). A scan's
 /// forward pass stacks them per step (LoopGradOptions::policy).
 RematForward remat_record(const CheckpointPolicy &policy, const FlatFn &f,
                           const std::vector<Array> &primals);

@@ -11,7 +11,7 @@
 
 namespace {
 
-TEST(CpuBackend, CompileFailureNamesStagePassAndLocation) {
+TEST(CpuExecutable, CompileFailureNamesStagePassAndLocation) {
   std::lock_guard<std::recursive_mutex> lock(strata::rt::context_mutex());
   mlir::MLIRContext &ctx = strata::rt::jit_context();
   mlir::OpBuilder b(&ctx);
@@ -52,7 +52,7 @@ TEST(CpuBackend, CompileFailureNamesStagePassAndLocation) {
 
 namespace {
 
-TEST(CpuBackend, PersistentCacheSkipsCompilation) {
+TEST(CpuExecutable, PersistentCacheSkipsCompilation) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("strata-cache-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
