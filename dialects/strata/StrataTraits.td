@@ -3,7 +3,7 @@
 // The categories passes and lowerings ask about (elementwise, fusible, reduction and its
 // monoid, the element types an op accepts), declared on the ops so that no pass keeps a list.
 // Elementwise, Fusible and Reduction mirror the primitive's libstrata Trait bits; a test
-// (test/runtime/test_dialect_traits.cpp) checks that the two declarations agree.
+// (test/jit/test_dialect_traits.cpp) checks that the two declarations agree.
 //
 //===----------------------------------------------------------------------------------===//
 
