@@ -8,15 +8,10 @@
 // highest level's TraceLevel::process_control(), as checkpoint and custom_vjp calls are bound
 // with bind_call(). control_flow_primitives() lists them for docs and tools.
 //
-// Traced once. At the call each sub-function runs once abstractly under a CaptureLevel; that
-// checks its output structure, shapes and dtypes against the carries (or the other branches)
-// and finds the tracers it closes over. Those become explicit leading inputs of the op (its
-// "consts") and every sub-function is wrapped to take them first: while it runs, a
-// SubstLevel, a dynamic level, receives every primitive bound and replaces the captured tracers
-// with the values passed in. That is the closure conversion a jaxpr would give, done on C++
-// closures; it is what lets a level call a body with its own values (a grad level, the primal
-// values of the weights an RNN body captured) and what lets a backward pass replay a body after
-// the level that traced its captures has ended.
+// Traced once. At the call each sub-function runs once abstractly under a Closure
+// (lib/transforms/closure.h); that checks its output structure, shapes and dtypes against the
+// carries (or the other branches) and finds the tracers it closes over, which become explicit
+// leading inputs of the op (its "consts") that every sub-function takes first.
 //
 // The rules (lib/control_flow_rules.cpp) keep a loop a loop at every level: jvp binds a
 // while_loop of the jvp'd body, vmap a while_loop of the batched body, grad a scan forward and a
@@ -33,188 +28,13 @@
 #include "strata/control_flow.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "control_flow_impl.h"
 #include "strata/lax.h"
+#include "transforms/closure.h"
 
 namespace strata {
 namespace {
-
-// ---- Closure conversion -------------------------------------------------------------------------
-
-class CaptureTracer : public Tracer {
-public:
-  using Tracer::Tracer;
-};
-
-/// The tracers the sub-functions of one op close over, in first-use order.
-struct Captures {
-  std::vector<Array> consts;
-  std::unordered_set<const Tracer *> seen;
-  void note(const Array &x, const TraceLevel *own) {
-    const auto &t = x.tracer();
-    if (t && !t->belongs_to(own) && seen.insert(t.get()).second)
-      consts.push_back(x);
-  }
-};
-
-// Traces a sub-function abstractly; dynamic, so it also sees operations on captured values
-// alone, and notes every tracer of another level among their inputs.
-class CaptureLevel : public TraceLevel {
-public:
-  CaptureLevel(std::string op, Captures *captures) : op_(std::move(op)), captures_(captures) {}
-  std::string name() const override { return op_; }
-  bool substitutes_captures() const override { return true; }
-
-  Array make(const AbstractValue &a) {
-    return Array::from_tracer(std::make_shared<CaptureTracer>(shared_from_this()), a.shape,
-                              a.dtype, a.weak_type);
-  }
-  std::vector<AbstractValue> note_all(std::span<const Array> inputs) {
-    std::vector<AbstractValue> in;
-    for (const Array &x : inputs) {
-      captures_->note(x, this);
-      in.push_back(abstract_of(x));
-    }
-    return in;
-  }
-  std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
-                             const Params &params) override {
-    std::vector<Array> out;
-    for (const AbstractValue &a : prim.shape_rule(note_all(inputs), params))
-      out.push_back(make(a));
-    return out;
-  }
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<AbstractValue> in = note_all(inputs);
-    if (cf.kind == ControlFlow::Kind::Bound)
-      return {abstract_bound(inputs[0])};
-    std::vector<Array> out;
-    for (const AbstractValue &a : control_out_avals(cf, in))
-      out.push_back(make(a));
-    return out;
-  }
-
-private:
-  std::string op_;
-  Captures *captures_;
-};
-
-/// Runs f on abstract inputs of avals `in`, noting its captures; returns its output avals.
-std::vector<AbstractValue> trace_sub(const std::string &op, const FlatFn &f,
-                                     const std::vector<AbstractValue> &in, Captures &captures) {
-  auto level = std::make_shared<CaptureLevel>(op, &captures);
-  std::vector<Array> outs;
-  {
-    LevelGuard guard(level, /*dynamic=*/true);
-    std::vector<Array> args;
-    for (const AbstractValue &a : in)
-      args.push_back(level->make(a));
-    outs = f(args);
-  }
-  std::vector<AbstractValue> result;
-  for (const Array &o : outs) {
-    if (!o.valid())
-      fail(op, "a sub-function returned an empty (default-constructed) Array");
-    captures.note(o, level.get()); // a captured value returned as it is
-    result.push_back(abstract_of(o));
-  }
-  return result;
-}
-
-using CaptureMap = std::unordered_map<const Tracer *, Array>;
-
-// Replaces captured tracers by the values a sub-function was called with, for every primitive,
-// call and control-flow op bound while the sub-function runs, and re-binds it one dynamic level
-// down.
-class SubstLevel : public TraceLevel {
-public:
-  SubstLevel(std::shared_ptr<const CaptureMap> map, TraceLevel *below)
-      : map_(std::move(map)), below_(below) {}
-  std::string name() const override { return "control flow"; }
-  bool substitutes_captures() const override { return true; }
-
-  Array replace(const Array &x) const {
-    if (const auto &t = x.tracer()) {
-      auto it = map_->find(t.get());
-      if (it != map_->end())
-        return it->second;
-    }
-    return x;
-  }
-  std::vector<Array> replace_all(std::span<const Array> xs) const {
-    std::vector<Array> out;
-    out.reserve(xs.size());
-    for (const Array &x : xs)
-      out.push_back(replace(x));
-    return out;
-  }
-
-  std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
-                             const Params &params) override {
-    std::vector<Array> vals = replace_all(inputs);
-    DynamicOverride down(below_);
-    return bind(prim, std::move(vals), params);
-  }
-  // The call runs below this level, so f (and its rules) get a substituting level of their own.
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    std::vector<Array> vals = replace_all(inputs);
-    CallKind k = kind;
-    if (k.jvp)
-      k.jvp = wrap(k.jvp, map_);
-    if (k.fwd)
-      k.fwd = wrap(k.fwd, map_);
-    if (k.bwd)
-      k.bwd = wrap(k.bwd, map_);
-    FlatFn wf = wrap(f, map_);
-    DynamicOverride down(below_);
-    return bind_call(k, wf, vals);
-  }
-  // The op's own sub-functions substitute their consts, which are among the inputs.
-  std::vector<Array> process_control(const ControlFlow &cf,
-                                     std::span<const Array> inputs) override {
-    std::vector<Array> vals = replace_all(inputs);
-    DynamicOverride down(below_);
-    return bind_control(cf, vals);
-  }
-
-  /// f run under a SubstLevel with `map`.
-  static FlatFn wrap(FlatFn f, std::shared_ptr<const CaptureMap> map) {
-    return [f = std::move(f), map](const std::vector<Array> &in) {
-      auto level = std::make_shared<SubstLevel>(map, dynamic_level());
-      std::vector<Array> outs;
-      {
-        LevelGuard guard(level, /*dynamic=*/true);
-        outs = f(in);
-      }
-      for (Array &o : outs)
-        o = level->replace(o);
-      return outs;
-    };
-  }
-
-private:
-  std::shared_ptr<const CaptureMap> map_;
-  TraceLevel *below_;
-};
-
-/// f taking the consts first: (consts ++ args) -> f(args) with `keys` replaced by the consts.
-FlatFn close_over(FlatFn f, const std::vector<Array> &keys) {
-  if (keys.empty())
-    return f;
-  size_t n = keys.size();
-  // The keys are kept alive (a Tracer's address must not be reused while the map exists).
-  return [f = std::move(f), keys, n](const std::vector<Array> &in) {
-    auto map = std::make_shared<CaptureMap>();
-    for (size_t i = 0; i < n; ++i)
-      map->emplace(keys[i].tracer().get(), in[i]);
-    return SubstLevel::wrap(f, map)(std::vector<Array>(in.begin() + n, in.end()));
-  };
-}
 
 std::vector<AbstractValue> avals_of(const std::vector<Array> &xs) {
   std::vector<AbstractValue> out;
@@ -268,10 +88,10 @@ std::vector<Array> switch_impl(const std::string &op, const Array &index,
   if (branches.empty())
     fail(op, "needs at least one branch");
   std::vector<AbstractValue> in = avals_of(checked_inputs(op, operands));
-  Captures captures;
+  Closure closure(op);
   std::vector<std::vector<AbstractValue>> outs;
   for (size_t k = 0; k < branches.size(); ++k) {
-    outs.push_back(trace_sub(op, branches[k], in, captures));
+    outs.push_back(closure.trace("branch" + std::to_string(k), branches[k], in));
     const auto &a = outs[0], &b = outs[k];
     if (b.size() != a.size())
       fail(op, branch_names[k], " returns ", b.size(), " values where ", branch_names[0],
@@ -281,13 +101,14 @@ std::vector<Array> switch_impl(const std::string &op, const Array &index,
         fail(op, branch_names[k], " returns ", type_of(b[i]), " for output ", i, " where ",
              branch_names[0], " returns ", type_of(a[i]));
   }
+  ClosedFns closed = closure.close();
   ControlFlow cf;
   cf.kind = ControlFlow::Kind::Cond;
   cf.name = op;
-  for (const FlatFn &b : branches)
-    cf.branches.push_back(close_over(b, captures.consts));
+  for (const SubFnRef &b : closed.fns)
+    cf.branches.push_back(b->fn);
   std::vector<Array> inputs{lax::convert_element_type(index, DType::Int32)};
-  inputs.insert(inputs.end(), captures.consts.begin(), captures.consts.end());
+  inputs.insert(inputs.end(), closed.consts.begin(), closed.consts.end());
   inputs.insert(inputs.end(), operands.begin(), operands.end());
   return bind_control(cf, inputs);
 }
@@ -297,21 +118,22 @@ std::vector<Array> while_impl(const std::string &op, const FlatFn &cond_fn, cons
   if (options.checkpoint_every < 1)
     fail(op, "checkpoint_every must be at least 1, got ", options.checkpoint_every);
   std::vector<AbstractValue> in = avals_of(checked_inputs(op, init));
-  Captures captures;
-  std::vector<AbstractValue> p = trace_sub(op, cond_fn, in, captures);
+  Closure closure(op);
+  std::vector<AbstractValue> p = closure.trace("cond_fun", cond_fn, in);
   if (p.size() != 1 || p[0].dtype != DType::Bool || !p[0].shape.empty())
     fail_kind(ErrorKind::Type, op, "cond_fun must return one boolean scalar, got ",
               p.size() == 1 ? type_of(p[0]) : std::to_string(p.size()) + " values");
-  check_carries(op, trace_sub(op, body, in, captures), in, /*extra_outputs=*/false);
+  check_carries(op, closure.trace("body", body, in), in, /*extra_outputs=*/false);
+  ClosedFns closed = closure.close();
   ControlFlow cf;
   cf.kind = ControlFlow::Kind::While;
   cf.name = op;
-  cf.cond_fn = close_over(cond_fn, captures.consts);
-  cf.body = close_over(body, captures.consts);
-  cf.num_consts = captures.consts.size();
+  cf.cond_fn = closed.fns[0]->fn;
+  cf.body = closed.fns[1]->fn;
+  cf.num_consts = closed.consts.size();
   cf.checkpoint_every = options.checkpoint_every;
   cf.policy = options.policy;
-  return bind_control(cf, cat(captures.consts, init));
+  return bind_control(cf, cat(closed.consts, init));
 }
 
 std::pair<std::vector<Array>, std::vector<Array>>
@@ -347,22 +169,23 @@ scan_impl(const std::string &op, const FlatFn &f, const std::vector<Array> &init
     a.shape.erase(a.shape.begin());
     in.push_back(a);
   }
-  Captures captures;
-  std::vector<AbstractValue> out = trace_sub(op, f, in, captures);
+  Closure closure(op);
+  std::vector<AbstractValue> out = closure.trace("body", f, in);
   check_carries(op, out, std::span<const AbstractValue>(in).first(init.size()),
                 /*extra_outputs=*/true);
+  ClosedFns closed = closure.close();
   ControlFlow cf;
   cf.kind = ControlFlow::Kind::Scan;
   cf.name = op;
-  cf.body = close_over(f, captures.consts);
-  cf.num_consts = captures.consts.size();
+  cf.body = closed.fns[0]->fn;
+  cf.num_consts = closed.consts.size();
   cf.num_carry = init.size();
   cf.length = len;
   cf.reverse = reverse;
   cf.unroll = unroll;
   cf.checkpoint_every = options.checkpoint_every;
   cf.policy = options.policy;
-  std::vector<Array> outs = bind_control(cf, cat(cat(captures.consts, init), xs));
+  std::vector<Array> outs = bind_control(cf, cat(cat(closed.consts, init), xs));
   return {std::vector<Array>(outs.begin(), outs.begin() + init.size()),
           std::vector<Array>(outs.begin() + init.size(), outs.end())};
 }

@@ -106,6 +106,21 @@ using VjpRule = std::function<std::vector<Array>(
     std::span<const Array> primals, std::span<const Array> outs,
     std::span<const Array> cotangents, const Params &params)>;
 
+/// What a FwdVjpRule returns: the outputs of the forward pass, and the pullback from the output
+/// cotangents (zeros where an output has none; empty for outputs that are not floating) to the
+/// input cotangents (empty where zero or not wanted).
+struct FwdVjp {
+  std::vector<Array> outs;
+  std::function<std::vector<Array>(const std::vector<Array> &cotangents)> pullback;
+};
+/// Reverse-mode rule of a primitive whose backward pass needs values that only its own forward
+/// pass produces (a loop's per-step carries, a checkpoint policy's kept values): it binds the
+/// forward pass one level down itself, keeping what the pullback needs. JAX derives this split
+/// by partial evaluation of a jaxpr; here the rule is written out. wanted[i] says whether the
+/// caller wants the cotangent of input i. The grad level uses it in place of VjpRule.
+using FwdVjpRule = std::function<FwdVjp(std::span<const Array> primals,
+                                        const std::vector<bool> &wanted, const Params &params)>;
+
 /// The batch axis of a value that vmap does not map over.
 inline constexpr int64_t kNotBatched = INT64_MIN;
 struct Primitive;
@@ -127,6 +142,7 @@ struct Primitive {
   ImplRule impl;
   JvpRule jvp;
   VjpRule vjp;
+  FwdVjpRule fwd_vjp; // reverse mode that runs the forward pass (see FwdVjpRule), if any
   BatchRule batch;
 
   bool has(Trait t) const { return (traits & t) != 0; }

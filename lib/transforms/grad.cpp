@@ -89,6 +89,19 @@ public:
                              const Params &params) override {
     Node node;
     bool any = unwrap(inputs, node.primals, node.in_ids);
+    if (any && prim.fwd_vjp && !prim.has(kNonDifferentiable)) {
+      // The rule runs the forward pass one level down and hands back the pullback.
+      std::vector<bool> wanted(node.in_ids.size());
+      for (size_t i = 0; i < wanted.size(); ++i)
+        wanted[i] = node.in_ids[i] >= 0;
+      FwdVjp r = prim.fwd_vjp(node.primals, wanted, params);
+      node.outs = std::move(r.outs);
+      node.call_vjp = std::move(r.pullback);
+      node.call_name = prim.name;
+      node.prim = &prim;
+      node.params = params;
+      return record(std::move(node));
+    }
     node.outs = bind(prim, node.primals, params);
     if (!any || prim.has(kNonDifferentiable))
       return node.outs;
