@@ -312,7 +312,7 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
   bool on_device = false;
   for (const Array &a : inputs)
     on_device = on_device || (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU);
-  if (on_device)
+  if (on_device && !prim.has(kCall)) // a call runs its operations, each on the device
     result = device_eval(prim, inputs, params, common_device(prim.name, inputs));
   else
     result = prim.impl(inputs, params, out);

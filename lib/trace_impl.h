@@ -15,18 +15,9 @@
 namespace strata {
 
 
-/// A call of a sub-function that some levels treat specially (checkpoint under grad, jit under
-/// vmap, jvp and grad).
+/// A jitted call that vmap, jvp and grad treat specially.
 struct CallKind {
-  std::string name; // "checkpoint", "custom_jvp", "custom_vjp", "jit"
-  /// custom_jvp: (primals ++ tangents) -> output tangents.
-  FlatFn jvp;
-  /// custom_vjp: fwd(primals) -> outputs ++ residuals; bwd(residuals ++ cotangents) -> input
-  /// cotangents; num_outputs splits fwd's result.
-  FlatFn fwd, bwd;
-  size_t num_outputs = 0;
-  /// checkpoint: what the forward pass keeps.
-  CheckpointPolicy policy;
+  std::string name; // "jit"
   /// jit: compiles `derived`, a function built from the call's own (its batched version, its
   /// jvp, its backward pass), as a jitted function of its own, cached under `tag` by the jitted
   /// function (so the next call with the same tag and signature reuses the executable). The tag
@@ -169,6 +160,11 @@ STRATA_EXPORT TraceLevel *dynamic_level();
 /// tracers and the dynamic level; nullptr for the eval level. `op` names the caller in the
 /// error about an escaped tracer.
 STRATA_EXPORT TraceLevel *top_level(std::span<const Array> inputs, std::string_view op);
+
+/// Applies a call primitive (Trait kCall) by running its sub-function "fn" on `inputs` at the
+/// current level: what a level without a rule of its own for calls does (jit's staging inlines
+/// it; checkpoint's policy levels look at the operations inside it).
+STRATA_EXPORT std::vector<Array> call_through(const Params &params, std::span<const Array> inputs);
 
 /// Applies a call of `f` at the highest level among the inputs (or just calls f).
 STRATA_EXPORT std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,

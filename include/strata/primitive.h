@@ -85,6 +85,9 @@ enum Trait : uint32_t {
   kRandom = 1u << 6,       // random bit generation
   kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
   kSideEffect = 1u << 8,
+  // applies its sub-function parameter "fn" to its inputs (remat, custom_jvp_call, ...): a
+  // level without a rule of its own for it traces straight through fn (call_through)
+  kCall = 1u << 9,
 };
 
 struct Primitive;

@@ -121,16 +121,9 @@ public:
   std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
                                   std::span<const Array> inputs) override {
     std::vector<Array> vals = replace_all(inputs);
-    CallKind k = kind;
-    if (k.jvp)
-      k.jvp = wrap(k.jvp, map_);
-    if (k.fwd)
-      k.fwd = wrap(k.fwd, map_);
-    if (k.bwd)
-      k.bwd = wrap(k.bwd, map_);
     FlatFn wf = wrap(f, map_);
     DynamicOverride down(below_);
-    return bind_call(k, wf, vals);
+    return bind_call(kind, wf, vals);
   }
   // The op's own sub-functions substitute their consts, which are among the inputs.
   std::vector<Array> process_control(const ControlFlow &cf,

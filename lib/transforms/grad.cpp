@@ -17,9 +17,10 @@ struct Node {
   Params params;
   std::vector<Array> primals, outs;
   std::vector<int64_t> in_ids, out_ids; // -1: constant input / untracked output
-  /// For call nodes (checkpoint): computes input cotangents from output cotangents.
+  /// For nodes of a rule that ran the forward pass (FwdVjpRule) and of calls: computes input
+  /// cotangents from output cotangents.
   std::function<std::vector<Array>(const std::vector<Array> &)> call_vjp;
-  std::string call_name; // the call's kind, for call nodes
+  std::string call_name; // what the node applies, for nodes with call_vjp
   std::string name() const { return prim ? prim->name : call_name; }
 };
 
@@ -116,57 +117,7 @@ public:
                                   std::span<const Array> inputs) override {
     if (kind.name == "jit" && kind.rejit)
       return process_jit(kind, f, inputs);
-    if (kind.name != "checkpoint" && kind.name != "custom_jvp" && kind.name != "custom_vjp")
-      return TraceLevel::process_call(kind, f, inputs);
-    Node node;
-    bool any = unwrap(inputs, node.primals, node.in_ids);
-    if (!any)
-      return bind_call(kind, f, node.primals);
-    std::vector<Array> saved = node.primals;
-    node.call_name = kind.name;
-    if (kind.name == "checkpoint") {
-      // Nothing inside f is recorded on this tape; the inputs and the values the policy
-      // saves are kept, and the backward pass replays f under a fresh grad level.
-      RematForward fwd = remat_forward(kind, f, node.primals);
-      node.outs = fwd.outputs;
-      node.call_vjp = [f, saved, policy = kind.policy,
-                       kept = std::move(fwd.saved)](const std::vector<Array> &cts) {
-        return remat_backward(f, saved, policy, kept, cts);
-      };
-    } else if (kind.name == "custom_jvp") {
-      node.outs = bind_call(kind, f, node.primals);
-      // The rule is linear in the tangents, so its vjp at zero tangents is its transpose.
-      FlatFn rule = kind.jvp;
-      node.call_vjp = [rule, saved](const std::vector<Array> &cts) {
-        FlatFn lin = [&](const std::vector<Array> &t) {
-          std::vector<Array> args = saved;
-          args.insert(args.end(), t.begin(), t.end());
-          return rule(args);
-        };
-        std::vector<Array> zero;
-        for (const Array &p : saved)
-          zero.push_back(zeros_like(p));
-        return vjp_flat(lin, zero, "custom_jvp").pullback(cts);
-      };
-    } else { // custom_vjp
-      std::vector<Array> all = kind.fwd(node.primals);
-      if (all.size() < kind.num_outputs)
-        fail("custom_vjp", "fwd returned ", all.size(), " values, expected at least ",
-             kind.num_outputs, " outputs");
-      node.outs.assign(all.begin(), all.begin() + kind.num_outputs);
-      std::vector<Array> residuals(all.begin() + kind.num_outputs, all.end());
-      FlatFn bwd = kind.bwd;
-      node.call_vjp = [bwd, residuals, saved](const std::vector<Array> &cts) {
-        std::vector<Array> args = residuals;
-        args.insert(args.end(), cts.begin(), cts.end());
-        std::vector<Array> g = bwd(args);
-        if (g.size() != saved.size())
-          fail("custom_vjp", "bwd returned ", g.size(), " cotangents for ", saved.size(),
-               " inputs");
-        return g;
-      };
-    }
-    return record(std::move(node));
+    return TraceLevel::process_call(kind, f, inputs);
   }
 
   // Control flow is one node: its forward pass is bound one level down and its backward pass

@@ -77,52 +77,11 @@ public:
     return outs;
   }
 
-  // A call stays a call under vmap: f and its rules are batched and the call is bound again
-  // one level down, so an outer grad or jvp still uses the custom rule (or rematerializes).
-  // Tracing through f instead would let an outer level differentiate f itself.
   std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
                                   std::span<const Array> inputs) override {
     if (kind.name == "jit" && kind.rejit)
       return process_jit(kind, f, inputs);
-    if (kind.name != "checkpoint" && kind.name != "custom_jvp" && kind.name != "custom_vjp")
-      return TraceLevel::process_call(kind, f, inputs);
-    std::vector<Array> vals;
-    std::vector<int64_t> dims;
-    unwrap(inputs, vals, dims);
-    // Every batched function returns its outputs batched on axis 0.
-    CallKind batched = kind;
-    FlatFn bf = [f, dims](const std::vector<Array> &in) { return vmap_flat(f, in, dims); };
-    if (kind.jvp) {
-      // Tangents are batched like their primals.
-      std::vector<int64_t> pt = dims;
-      pt.insert(pt.end(), dims.begin(), dims.end());
-      batched.jvp = [rule = kind.jvp, pt](const std::vector<Array> &args) {
-        return vmap_flat(rule, args, pt);
-      };
-    }
-    if (kind.fwd)
-      batched.fwd = [fwd = kind.fwd, dims](const std::vector<Array> &in) {
-        return vmap_flat(fwd, in, dims);
-      };
-    if (kind.bwd) {
-      batched.bwd = [bwd = kind.bwd, dims](const std::vector<Array> &args) {
-        // Residuals and output cotangents are all batched on axis 0 (empty: integer outputs).
-        std::vector<int64_t> axes;
-        for (const Array &a : args)
-          axes.push_back(a.valid() ? 0 : kNotBatched);
-        std::vector<Array> g = vmap_flat(bwd, args, axes);
-        // Each input's cotangent goes to its batch axis; an unbatched input was shared by
-        // every example, so its cotangent is their sum.
-        for (size_t i = 0; i < g.size() && i < dims.size(); ++i)
-          g[i] = dims[i] == kNotBatched ? lax::reduce_sum(g[i], {0}) : move_axis(g[i], 0, dims[i]);
-        return g;
-      };
-    }
-    std::vector<Array> outs = bind_call(batched, bf, vals);
-    std::vector<Array> result;
-    for (Array &o : outs)
-      result.push_back(wrap(std::move(o), 0));
-    return result;
+    return TraceLevel::process_call(kind, f, inputs);
   }
 
   // vmap of a jitted function is jitted: the batched function (outputs on axis 0) is compiled
