@@ -1,6 +1,6 @@
-// The call primitives: remat (checkpoint), custom_jvp_call and custom_vjp_call, each applying a
-// closed sub-function "fn" to its inputs, with every rule beside it (JAX's remat_p,
-// custom_jvp_call_p, custom_vjp_call_p), and the public wrappers that bind them.
+// The call primitives: remat (checkpoint), custom_jvp_call, custom_vjp_call and jit_call, each
+// applying a sub-function "fn" to its inputs, with every rule beside it (JAX's remat_p,
+// custom_jvp_call_p, custom_vjp_call_p, pjit_p), and the public wrappers that bind them.
 //
 // Binding closes the sub-functions over the tracers they capture (lib/transforms/closure.h):
 // those become the primitive's leading inputs, its consts, and every sub-function takes them
@@ -460,7 +460,216 @@ const Primitive &custom_vjp_p = []() -> const Primitive & {
   return register_primitive(std::move(p));
 }();
 
+// ---- jit_call -----------------------------------------------------------------------------------
+//
+// "fn" is the jitted function (or a transform of it), "jit" the id of the executable cache it
+// compiles through (JitHooks), "static_key" its static arguments. Its impl runs the compiled
+// function; its shape rule compiles it. Its rules build the jitted transform of fn (its batched
+// function, its jvp, its backward pass) as a target of its own and bind jit_call again, so
+// vmap, jvp and grad of a jitted function are compiled, and cached under the function.
+
+JitHooks &jit_hooks() {
+  static auto *h = new JitHooks();
+  return *h;
+}
+const JitHooks &installed_hooks() {
+  const JitHooks &h = jit_hooks();
+  if (!h.run)
+    throw Error("[jit_call] the compiler is not linked (libstrata_jit installs it)",
+                ErrorKind::Internal);
+  return h;
+}
+
+const Primitive &jit_call_p();
+
+/// jit_call of `fn` (closed), compiled through target `id`.
+Vec bind_jit(SubFnRef fn, int64_t id, const std::string &static_key, Vec inputs) {
+  return strata::bind(jit_call_p(), std::move(inputs),
+                      {{"fn", std::move(fn)}, {"jit", id}, {"static_key", static_key}});
+}
+
+/// A jitted transform of the call's function: `fn` bound as jit_call through the target `tag`
+/// names.
+Vec bind_derived(const Params &params, const std::string &tag, FlatFn fn, Vec inputs) {
+  auto sub = std::make_shared<SubFn>();
+  sub->name = params.get_fn("fn").name + "." + tag;
+  sub->fn = std::move(fn);
+  sub->in = avals_of(inputs);
+  int64_t id = installed_hooks().derive(params.get_int("jit"), tag);
+  return bind_jit(sub, id, params.get_string("static_key"), std::move(inputs));
+}
+
+/// (primals ++ cotangents of the floating outputs) -> cotangents of the `wanted` primals.
+Vec jit_backward(const FlatFn &f, const std::vector<bool> &wanted,
+                 const std::vector<bool> &float_out, const Vec &args) {
+  size_t n = wanted.size();
+  Vec primals = part(args, 0, n), diff;
+  for (size_t i = 0; i < n; ++i)
+    if (wanted[i])
+      diff.push_back(primals[i]);
+  FlatFn g = [&](const Vec &in) {
+    Vec all = primals;
+    for (size_t i = 0, k = 0; i < n; ++i)
+      if (wanted[i])
+        all[i] = in[k++];
+    return f(all);
+  };
+  VjpResult r = vjp_flat(g, diff, "jit", /*reusable=*/false);
+  Vec cts;
+  for (size_t i = 0, k = n; i < float_out.size(); ++i)
+    cts.push_back(float_out[i] ? args[k++] : zeros_like(r.outputs[i]));
+  return r.pullback(cts);
+}
+
+/// The pullback of a jitted call at `primals` with outputs `outs`: a second compiled function,
+/// (primals ++ output cotangents) -> cotangents of the `wanted` inputs, which recomputes the
+/// forward pass inside it. The tag names the wanted inputs; which outputs take a cotangent (the
+/// floating ones) follows from the signature.
+std::function<Vec(const Vec &)> jit_pullback(const Params &params, Vec primals, const Vec &outs,
+                                             std::vector<bool> wanted) {
+  std::vector<bool> float_out;
+  for (const Array &o : outs)
+    float_out.push_back(is_floating(o.dtype()));
+  std::string tag = "grad-bwd:";
+  for (bool w : wanted)
+    tag += w ? '1' : '0';
+  return [params, primals = std::move(primals), outs, wanted = std::move(wanted), float_out,
+          tag](const Vec &cts) {
+    const SubFnRef &fn = fn_ref(params, "fn");
+    Vec args = primals;
+    for (size_t i = 0; i < cts.size(); ++i)
+      if (float_out[i])
+        args.push_back(cts[i].valid() ? cts[i] : zeros_like(outs[i]));
+    FlatFn bwd = [fn, wanted, float_out](const Vec &a) {
+      return jit_backward(fn->fn, wanted, float_out, a);
+    };
+    Vec g = bind_derived(params, tag, bwd, args);
+    Vec cin(primals.size());
+    for (size_t i = 0, k = 0; i < primals.size(); ++i)
+      if (wanted[i])
+        cin[i] = g[k++];
+    return cin;
+  };
+}
+
+/// (primals ++ tangents of the inputs in `mask`) -> (outputs ++ output tangents, zeros where an
+/// output does not depend on the tangents).
+Vec jvp_masked(const FlatFn &f, const std::vector<bool> &mask, const Vec &in) {
+  size_t n = mask.size();
+  Vec primals = part(in, 0, n), diff, tangents = part(in, n, in.size());
+  for (size_t i = 0; i < n; ++i)
+    if (mask[i])
+      diff.push_back(primals[i]);
+  FlatFn g = [&](const Vec &d) {
+    Vec all = primals;
+    for (size_t i = 0, k = 0; i < n; ++i)
+      if (mask[i])
+        all[i] = d[k++];
+    return f(all);
+  };
+  auto [outs, touts] = jvp_flat(g, diff, tangents);
+  return cat(outs, touts);
+}
+
+// jvp of a jitted function is jitted: (primals ++ the tangents present) -> (outputs ++ output
+// tangents), compiled once per pattern of present tangents. Symbolically zero tangents are
+// neither passed nor pushed through the function.
+const FwdJvpRule jit_fwd_jvp = [](std::span<const Array> primals, std::span<const Array> tangents,
+                                  const Params &params) -> std::pair<Vec, Vec> {
+  Vec args(primals.begin(), primals.end());
+  std::vector<bool> mask;
+  std::string tag = "jvp:";
+  for (const Array &t : tangents) {
+    mask.push_back(t.valid());
+    tag += t.valid() ? '1' : '0';
+    if (t.valid())
+      args.push_back(t);
+  }
+  FlatFn jf = [fn = fn_ref(params, "fn"), mask](const Vec &in) {
+    return jvp_masked(fn->fn, mask, in);
+  };
+  Vec all = bind_derived(params, tag, jf, args);
+  size_t n = all.size() / 2;
+  return {part(all, 0, n), part(all, n, all.size())};
+};
+
+// Registered when libstrata_jit installs the compiler (install_jit_hooks): without it a
+// jit_call could not run.
+Primitive make_jit_call() {
+  Primitive p;
+  p.name = "jit_call";
+  p.traits = kCall;
+  p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
+    return installed_hooks().out_avals(params.get_int("jit"), params.get_string("static_key"),
+                                       params.get_fn("fn"), in);
+  };
+  p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue>) {
+    return installed_hooks().run(params.get_int("jit"), params.get_string("static_key"),
+                                 params.get_fn("fn"), in);
+  };
+  p.jvp = [](std::span<const Array> primals, std::span<const Array> tangents,
+             std::span<const Array>,
+             const Params &params) { return jit_fwd_jvp(primals, tangents, params).second; };
+  // grad of a jitted function is jitted: the forward pass is the compiled function on the
+  // primals (nothing inside it is recorded on the tape), the backward pass a second compiled
+  // function.
+  p.fwd_vjp = [](std::span<const Array> primals, const std::vector<bool> &wanted,
+                 const Params &params) -> FwdVjp {
+    Vec saved(primals.begin(), primals.end());
+    FwdVjp r;
+    r.outs = strata::bind(jit_call_p(), saved, params);
+    r.pullback = jit_pullback(params, saved, r.outs, wanted);
+    return r;
+  };
+  p.vjp = [](std::span<const Array> primals, std::span<const Array> outs,
+             std::span<const Array> cts, const Params &params) -> Vec {
+    std::vector<bool> wanted(primals.size());
+    for (size_t i = 0; i < wanted.size(); ++i)
+      wanted[i] = rules::cotangent_wanted(i) && is_floating(primals[i].dtype());
+    return jit_pullback(params, Vec(primals.begin(), primals.end()), Vec(outs.begin(), outs.end()),
+                        wanted)(Vec(cts.begin(), cts.end()));
+  };
+  // vmap of a jitted function is jitted: the batched function (outputs on axis 0), compiled once
+  // per pattern of batch axes.
+  p.batch = [](const BatchContext &, std::span<const Array> vals, std::span<const int64_t> dims,
+               const Params &params, std::vector<int64_t> &out_dims) -> Vec {
+    std::vector<int64_t> d(dims.begin(), dims.end());
+    std::string tag = "vmap:";
+    for (size_t i = 0; i < d.size(); ++i)
+      tag += (i ? "," : "") + (d[i] == kNotBatched ? std::string("-") : std::to_string(d[i]));
+    FlatFn bf = [fn = fn_ref(params, "fn"), d](const Vec &in) { return vmap_flat(fn->fn, in, d); };
+    Vec outs = bind_derived(params, tag, bf, Vec(vals.begin(), vals.end()));
+    out_dims.assign(outs.size(), 0);
+    return outs;
+  };
+  return p;
+}
+
+const Primitive &jit_call_p() {
+  static const Primitive &p = register_primitive(make_jit_call());
+  return p;
+}
+
 } // namespace
+
+const FwdJvpRule *fwd_jvp_rule(const Primitive &prim) {
+  return jit_hooks().run && &prim == &jit_call_p() ? &jit_fwd_jvp : nullptr;
+}
+
+void install_jit_hooks(JitHooks hooks) {
+  jit_hooks() = std::move(hooks);
+  jit_call_p();
+}
+
+std::vector<Array> bind_jit_call(const std::string &name, FlatFn f, int64_t id,
+                                 const std::string &static_key, std::vector<Array> inputs) {
+  Closure c(name);
+  c.trace(name, std::move(f), avals_of(inputs));
+  ClosedFns closed = c.close();
+  if (!closed.consts.empty())
+    id = installed_hooks().derive(id, detail::cat("closed:", closed.consts.size()));
+  return bind_jit(closed.fns[0], id, static_key, cat(closed.consts, inputs));
+}
 
 std::vector<Array> call_through(const Params &params, std::span<const Array> inputs) {
   return params.get_fn("fn").fn(Vec(inputs.begin(), inputs.end()));

@@ -1,5 +1,4 @@
-// The abstract level (eval_shape), binding the jit call, and the checks the typed transforms
-// share.
+// The abstract level (eval_shape) and the checks the typed transforms share.
 #include <algorithm>
 #include "strata/lax.h"
 #include "../control_flow_impl.h"
@@ -23,6 +22,8 @@ public:
   }
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    if (prim.has(kCall)) // traced through: a jitted call is not compiled to learn its shapes
+      return call_through(params, inputs);
     std::vector<AbstractValue> in;
     for (const Array &x : inputs)
       in.push_back(abstract_of(x));
@@ -48,14 +49,6 @@ public:
 };
 
 } // namespace
-
-std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
-                             const std::vector<Array> &inputs) {
-  TraceLevel *top = top_level(inputs, kind.name);
-  if (top)
-    return top->process_call(kind, f, inputs);
-  return f(inputs);
-}
 
 std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<AbstractValue> &in) {
   auto level = std::make_shared<AbstractLevel>();

@@ -62,6 +62,8 @@ public:
   }
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    if (prim.has(kCall)) // the call's function is traced here: its captures are noted too
+      return call_through(params, inputs);
     std::vector<Array> out;
     for (const AbstractValue &a : prim.shape_rule(note_all(inputs), params))
       out.push_back(make(a));
@@ -116,14 +118,6 @@ public:
     std::vector<Array> vals = replace_all(inputs);
     DynamicOverride down(below_);
     return bind(prim, std::move(vals), params);
-  }
-  // The call runs below this level, so f (and its rules) get a substituting level of their own.
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    std::vector<Array> vals = replace_all(inputs);
-    FlatFn wf = wrap(f, map_);
-    DynamicOverride down(below_);
-    return bind_call(kind, wf, vals);
   }
   // The op's own sub-functions substitute their consts, which are among the inputs.
   std::vector<Array> process_control(const ControlFlow &cf,

@@ -113,13 +113,6 @@ public:
     return record(std::move(node));
   }
 
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    if (kind.name == "jit" && kind.rejit)
-      return process_jit(kind, f, inputs);
-    return TraceLevel::process_call(kind, f, inputs);
-  }
-
   // Control flow is one node: its forward pass is bound one level down and its backward pass
   // is control flow again (control_vjp), so outer levels see loops, not unrolled bodies.
   std::vector<Array> process_control(const ControlFlow &cf,
@@ -132,79 +125,6 @@ public:
     node.call_name = cf.name;
     node.call_vjp = std::move(r.pullback);
     return record(std::move(node));
-  }
-
-  // grad of a jitted function is jitted, as checkpoint is handled: the forward pass is the
-  // compiled function on the primals (nothing inside it is recorded on this tape) and the node's
-  // backward pass is a second compiled function, (primals ++ output cotangents) -> cotangents of
-  // the inputs this tape tracks, which recomputes the forward pass inside it.
-  std::vector<Array> process_jit(const CallKind &kind, const FlatFn &f,
-                                 std::span<const Array> inputs) {
-    Node node;
-    if (!unwrap(inputs, node.primals, node.in_ids))
-      return bind_call(kind, f, node.primals);
-    try {
-      node.outs = kind.rejit("", f)(node.primals);
-    } catch (const RejitInline &) {
-      return TraceLevel::process_call(kind, f, inputs);
-    }
-    // The tag names which inputs get cotangents; which outputs take one (the floating ones)
-    // follows from the signature.
-    std::vector<bool> wanted, float_out;
-    std::string tag = "grad-bwd:";
-    for (int64_t id : node.in_ids) {
-      wanted.push_back(id >= 0);
-      tag += id >= 0 ? '1' : '0';
-    }
-    for (const Array &o : node.outs)
-      float_out.push_back(is_floating(o.dtype()));
-    FlatFn bwd = [f, wanted, float_out](const std::vector<Array> &args) {
-      return jit_backward(f, wanted, float_out, args);
-    };
-    std::vector<Array> saved = node.primals;
-    node.call_name = "jit";
-    node.call_vjp = [bwd, compiled = kind.rejit(tag, bwd), saved, wanted,
-                     float_out](const std::vector<Array> &cts) {
-      std::vector<Array> args = saved;
-      for (size_t i = 0; i < cts.size(); ++i)
-        if (float_out[i])
-          args.push_back(cts[i]);
-      std::vector<Array> g;
-      try {
-        g = compiled(args);
-      } catch (const RejitInline &) {
-        g = bwd(args);
-      }
-      std::vector<Array> cin(saved.size());
-      for (size_t i = 0, k = 0; i < saved.size(); ++i)
-        if (wanted[i])
-          cin[i] = g[k++];
-      return cin;
-    };
-    return record(std::move(node));
-  }
-
-  // (primals ++ cotangents of the floating outputs) -> cotangents of the `wanted` primals.
-  static std::vector<Array> jit_backward(const FlatFn &f, const std::vector<bool> &wanted,
-                                         const std::vector<bool> &float_out,
-                                         const std::vector<Array> &args) {
-    size_t n = wanted.size();
-    std::vector<Array> primals(args.begin(), args.begin() + n), diff;
-    for (size_t i = 0; i < n; ++i)
-      if (wanted[i])
-        diff.push_back(primals[i]);
-    FlatFn g = [&](const std::vector<Array> &in) {
-      std::vector<Array> all = primals;
-      for (size_t i = 0, k = 0; i < n; ++i)
-        if (wanted[i])
-          all[i] = in[k++];
-      return f(all);
-    };
-    VjpResult r = vjp_flat(g, diff, "jit", /*reusable=*/false);
-    std::vector<Array> cts;
-    for (size_t i = 0, k = n; i < float_out.size(); ++i)
-      cts.push_back(float_out[i] ? args[k++] : zeros_like(r.outputs[i]));
-    return r.pullback(cts);
   }
 
 private:

@@ -27,71 +27,6 @@ public:
                               a.shape, a.dtype, a.weak_type);
   }
 
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    if (kind.name == "jit" && kind.rejit)
-      return process_jit(kind, f, inputs);
-    return TraceLevel::process_call(kind, f, inputs);
-  }
-
-  // jvp of a jitted function is jitted: (primals ++ the tangents present) -> (outputs ++ output
-  // tangents), compiled once per pattern of present tangents. Symbolically zero tangents are
-  // neither passed nor pushed through f.
-  std::vector<Array> process_jit(const CallKind &kind, const FlatFn &f,
-                                 std::span<const Array> inputs) {
-    std::vector<Array> args, tangents;
-    std::vector<bool> mask;
-    std::string tag = "jvp:";
-    for (const Array &x : inputs) {
-      auto *t = tracer_of<JvpTracer>(x, this);
-      bool has = t && t->tangent.valid();
-      args.push_back(t ? t->primal : x);
-      if (has)
-        tangents.push_back(t->tangent);
-      mask.push_back(has);
-      tag += has ? '1' : '0';
-    }
-    if (tangents.empty())
-      return bind_call(kind, f, args);
-    args.insert(args.end(), tangents.begin(), tangents.end());
-    FlatFn jf = [f, mask](const std::vector<Array> &in) { return jvp_masked(f, mask, in); };
-    std::vector<Array> all;
-    try {
-      all = kind.rejit(tag, jf)(args);
-    } catch (const RejitInline &) {
-      return TraceLevel::process_call(kind, f, inputs);
-    }
-    size_t n = all.size() / 2;
-    std::vector<Array> result;
-    for (size_t i = 0; i < n; ++i)
-      result.push_back(is_floating(all[i].dtype()) ? wrap(all[i], all[n + i]) : all[i]);
-    return result;
-  }
-
-  // (primals ++ tangents of the inputs in `mask`) -> (outputs ++ output tangents, zeros where
-  // an output does not depend on the tangents).
-  static std::vector<Array> jvp_masked(const FlatFn &f, const std::vector<bool> &mask,
-                                       const std::vector<Array> &in) {
-    auto level = std::make_shared<JvpLevel>();
-    std::vector<Array> outs;
-    {
-      LevelGuard guard(level);
-      std::vector<Array> args;
-      size_t k = mask.size();
-      for (size_t i = 0; i < mask.size(); ++i)
-        args.push_back(mask[i] ? level->wrap(in[i], in[k++]) : in[i]);
-      outs = f(args);
-    }
-    std::vector<Array> p, t;
-    for (const Array &o : outs) {
-      auto *tr = tracer_of<JvpTracer>(o, level.get());
-      p.push_back(tr ? tr->primal : o);
-      t.push_back(tr && tr->tangent.valid() ? tr->tangent : zeros_like(p.back()));
-    }
-    p.insert(p.end(), t.begin(), t.end());
-    return p;
-  }
-
   // A control-flow op of the jvp'd sub-functions, bound one level down (control_jvp).
   std::vector<Array> process_control(const ControlFlow &cf,
                                      std::span<const Array> inputs) override {
@@ -127,6 +62,14 @@ public:
         primals.push_back(x);
         tangents.emplace_back();
       }
+    }
+    const FwdJvpRule *fwd_jvp = any_tangent ? fwd_jvp_rule(prim) : nullptr;
+    if (fwd_jvp) {
+      auto [outs, touts] = (*fwd_jvp)(primals, tangents, params);
+      for (size_t i = 0; i < outs.size(); ++i)
+        if (i < touts.size() && touts[i].valid() && is_floating(outs[i].dtype()))
+          outs[i] = wrap(outs[i], touts[i]);
+      return outs;
     }
     std::vector<Array> outs = bind(prim, primals, params);
     if (!any_tangent)

@@ -76,37 +76,6 @@ public:
         outs[i] = wrap(outs[i], out_dims[i]);
     return outs;
   }
-
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    if (kind.name == "jit" && kind.rejit)
-      return process_jit(kind, f, inputs);
-    return TraceLevel::process_call(kind, f, inputs);
-  }
-
-  // vmap of a jitted function is jitted: the batched function (outputs on axis 0) is compiled
-  // once per pattern of batch axes and applied to the unbatched values. Those may be tracers of
-  // a lower level, where the compiled call is bound in turn.
-  std::vector<Array> process_jit(const CallKind &kind, const FlatFn &f,
-                                 std::span<const Array> inputs) {
-    std::vector<Array> vals;
-    std::vector<int64_t> dims;
-    unwrap(inputs, vals, dims);
-    std::string tag = "vmap:";
-    for (size_t i = 0; i < dims.size(); ++i)
-      tag += (i ? "," : "") + (dims[i] == kNotBatched ? std::string("-") : std::to_string(dims[i]));
-    FlatFn bf = [f, dims](const std::vector<Array> &in) { return vmap_flat(f, in, dims); };
-    std::vector<Array> outs;
-    try {
-      outs = kind.rejit(tag, bf)(vals);
-    } catch (const RejitInline &) {
-      return TraceLevel::process_call(kind, f, inputs);
-    }
-    std::vector<Array> result;
-    for (Array &o : outs)
-      result.push_back(wrap(std::move(o), 0));
-    return result;
-  }
 };
 
 } // namespace

@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "strata/callback.h"
+#ifdef STRATA_TABLE_JIT_ROWS
+#include "strata/jit.h"
+#endif
 #include "strata/transforms.h"
 #include "test_util.h"
 
@@ -510,6 +513,18 @@ inline std::vector<Row> make_rows() {
          };
          return custom_vjp_flat(f, fwd, 1, bwd)(in);
        }});
+#ifdef STRATA_TABLE_JIT_ROWS
+  // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
+  // oracle's transforms, each compiles its transform of the function (jit_call's rules) and
+  // calls it; `scale` is a captured tracer when it is one.
+  add({"jit_call", two, [](const std::vector<Array> &in) {
+         Array scale = in[1];
+         auto f = jit([scale](const Array &x) {
+           return std::vector<Array>{sin(x) * scale, exp(x) + scale};
+         });
+         return f(in[0]);
+       }});
+#endif
   return rows;
 }
 
