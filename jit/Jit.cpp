@@ -347,6 +347,36 @@ FlatFn untraced(const TraceFn &trace, std::shared_ptr<void> &aux) {
 /// filled by its trace: executables compiled for the call keep it.
 thread_local std::shared_ptr<std::shared_ptr<void>> t_box;
 
+// Compiles a staged function into `entry` for the key's device (dumping the stages with
+// STRATA_DUMP_IR), and notes its output avals.
+void compile_staged(JitFunction::Impl &im, const CacheKey &key, const std::string &static_key,
+                    rt::StagedFunction staged, Entry &entry) {
+  std::vector<AbstractValue> avals;
+  for (const rt::StagedOutput &o : staged.outputs)
+    avals.push_back(o.aval);
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    im.out_avals[shape_key(static_key, key.signature)] = std::move(avals);
+  }
+  const char *dump = std::getenv("STRATA_DUMP_IR");
+  rt::StageTexts texts;
+  try {
+    rt::StageTexts *record = dump && *dump ? &texts : nullptr;
+    if (key.device.kind == Device::Kind::CPU)
+      entry.exe = rt::CpuExecutable::compile(std::move(staged), im.options.name, record);
+    else
+      entry.exe = rt::GpuExecutable::compile(std::move(staged), im.options.name,
+                                             rt::GpuTarget::for_device(key.device.index), record);
+  } catch (const Error &) {
+    // The stages that did lower, for the reader of the error.
+    if (dump && *dump)
+      dump_stages(dump, im.options.name, im.id, texts);
+    throw;
+  }
+  if (dump && *dump)
+    dump_stages(dump, im.options.name, im.id, texts);
+}
+
 // On concrete arguments: the cached executable, compiled on a miss; op by op when the function
 // cannot compile alone.
 std::pair<std::vector<Array>, std::shared_ptr<void>>
@@ -401,38 +431,11 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   auto start = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
-    try {
-      rt::StagedFunction staged =
-          rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature,
-                     im.options.name);
-      std::vector<AbstractValue> avals;
-      for (const rt::StagedOutput &o : staged.outputs)
-        avals.push_back(o.aval);
-      {
-        std::lock_guard<std::mutex> lock(im.mu);
-        im.out_avals[shape_key(static_key, key.signature)] = std::move(avals);
-      }
-      const char *dump = std::getenv("STRATA_DUMP_IR");
-      rt::StageTexts texts;
-      try {
-        rt::StageTexts *record = dump && *dump ? &texts : nullptr;
-        if (key.device.kind == Device::Kind::CPU)
-          entry->exe = rt::CpuExecutable::compile(std::move(staged), im.options.name, record);
-        else
-          entry->exe = rt::GpuExecutable::compile(std::move(staged), im.options.name,
-                                                  rt::GpuTarget::for_device(key.device.index),
-                                                  record);
-      } catch (const Error &) {
-        // The stages that did lower, for the reader of the error.
-        if (dump && *dump)
-          dump_stages(dump, im.options.name, im.id, texts);
-        throw;
-      }
-      if (dump && *dump)
-        dump_stages(dump, im.options.name, im.id, texts);
-    } catch (const rt::ForeignTracer &) {
-      entry->inline_only = true;
-    }
+    rt::StagedFunction staged =
+        rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature, im.options.name);
+    entry->inline_only = !staged.op_by_op.empty();
+    if (!entry->inline_only)
+      compile_staged(im, key, static_key, std::move(staged), *entry);
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -488,6 +491,8 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
   std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
   rt::StagedFunction staged =
       rt::stage(rt::jit_context(), untraced(trace, aux), sig, impl_->options.name);
+  if (!staged.op_by_op.empty())
+    fail("lower", impl_->options.name, " cannot be compiled alone: ", staged.op_by_op);
   const JitOptions &o = impl_->options;
   if (!o.chip.empty()) { // offline: no device needed
     rt::GpuTarget target;
