@@ -1,5 +1,5 @@
 // The trace stack's internal interface: levels and their tracers. Eval is the bottom; each
-// transform (jvp, grad, vmap, abstract, checkpoint, later staging) pushes a level above it for
+// transform (jvp, grad, vmap, abstract, checkpoint, jit's staging) pushes a level above it for
 // the duration of its call. bind() sends a primitive to the highest level among its inputs.
 #pragma once
 

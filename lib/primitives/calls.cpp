@@ -2,9 +2,10 @@
 // applying a sub-function "fn" to its inputs, with every rule beside it (JAX's remat_p,
 // custom_jvp_call_p, custom_vjp_call_p, pjit_p), and the public wrappers that bind them.
 //
-// Binding closes the sub-functions over the tracers they capture (lib/transforms/closure.h):
-// those become the primitive's leading inputs, its consts, and every sub-function takes them
-// first, so any level may call them with values of its own. A rule rebinds the primitive with
+// Binding closes the function over the tracers it captures (lib/transforms/closure.h): those
+// become the primitive's leading inputs, its consts, and every sub-function takes them first,
+// so any level may call them with values of its own (a rule is not traced when bound: see
+// rule_fn). A rule rebinds the primitive with
 // sub-functions it builds from the closed ones (the batched function and rules under vmap, the
 // jvp of the function under jvp), so an outer level still sees the call and applies its own
 // rule to it: the custom derivative, or the rematerialization, survives every composition.
@@ -132,8 +133,7 @@ SubFnRef batched_rule(const SubFnRef &rule, std::vector<int64_t> dims, int64_t r
   return sub;
 }
 
-// ---- remat
-// ---------------------------------------------------------------------------------------
+// ---- remat --------------------------------------------------------------------------------------
 //
 // A policy holds a callback (std::function, which has no equality), so it is not static data: the
 // "policy" parameter is an index into a table of interned policies. Policies without a callback
