@@ -1,5 +1,6 @@
 // jit's front end: the executable cache (keyed by signature, bounded LRU, counters, miss
-// explanations), IR dumps, and the hand-off to the trace levels under other transforms.
+// explanations), IR dumps, and the compiler hooks of the jit_call primitive, through which a
+// jitted function under another transform (and its jitted transforms) compiles and runs.
 #include "strata/jit.h"
 
 #include <algorithm>
@@ -217,6 +218,36 @@ static std::string describe_static_change(const std::string &before, const std::
   return "the static arguments changed";
 }
 
+namespace {
+/// The targets of jit_call by id (JitHooks): every live jitted function and jitted transform.
+struct Targets {
+  std::mutex mu;
+  std::unordered_map<int64_t, std::weak_ptr<JitFunction::Impl>> by_id;
+};
+Targets &targets() {
+  static auto *t = new Targets();
+  return *t;
+}
+std::shared_ptr<JitFunction::Impl> make_target();
+std::shared_ptr<JitFunction::Impl> target(int64_t id) {
+  Targets &t = targets();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.by_id.find(id);
+  std::shared_ptr<JitFunction::Impl> im = it == t.by_id.end() ? nullptr : it->second.lock();
+  if (!im)
+    throw Error(detail::cat("[jit_call] no jitted function with id ", id), ErrorKind::Internal);
+  return im;
+}
+
+/// The key of a call's output avals: its static key, 64-bit mode and input avals.
+std::string shape_key(const std::string &static_key, std::span<const AbstractValue> in) {
+  std::string k = static_key + (x64_enabled() ? "\x1fx64|" : "|");
+  for (const AbstractValue &a : in)
+    k += a.str() + (a.weak_type ? "w," : ",");
+  return k;
+}
+} // namespace
+
 struct JitFunction::Impl {
   JitOptions options;
   uint64_t id = next_fn_id++;
@@ -228,15 +259,17 @@ struct JitFunction::Impl {
   CacheKey last;
   // Every key compiled, to tell evictions from new signatures.
   std::unordered_set<CacheKey, KeyHash> compiled;
-  /// The jitted transforms of this function (its vmap, jvp, forward and backward passes), by
-  /// CallKind::rejit tag: owned here so that their executables are found again next call.
+  /// The jitted transforms of this function (its vmap, jvp and backward passes), by
+  /// JitHooks::derive tag: owned here so that their executables are found again next call.
   std::map<std::string, std::shared_ptr<Impl>> derived;
+  /// Output avals by shape_key: jit_call's shape rule, answered without tracing once known.
+  std::unordered_map<std::string, std::vector<AbstractValue>> out_avals;
 
   std::shared_ptr<Impl> derived_fn(const std::string &tag) {
     std::lock_guard<std::mutex> lock(mu);
     std::shared_ptr<Impl> &d = derived[tag];
     if (!d) {
-      d = std::make_shared<Impl>();
+      d = make_target();
       d->options.name = options.name + "." + tag;
       // Dumps and IR locations use the name: keep it a plain identifier.
       for (char &c : d->options.name)
@@ -287,7 +320,19 @@ struct JitFunction::Impl {
   }
 };
 
-JitFunction::JitFunction(JitOptions options) : impl_(std::make_shared<Impl>()) {
+namespace {
+std::shared_ptr<JitFunction::Impl> make_target() {
+  auto im = std::make_shared<JitFunction::Impl>();
+  Targets &t = targets();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (auto it = t.by_id.begin(); it != t.by_id.end();) // drop the ids of functions gone
+    it = it->second.expired() ? t.by_id.erase(it) : std::next(it);
+  t.by_id[static_cast<int64_t>(im->id)] = im;
+  return im;
+}
+} // namespace
+
+JitFunction::JitFunction(JitOptions options) : impl_(make_target()) {
   impl_->options = std::move(options);
 }
 JitFunction::~JitFunction() = default;
@@ -298,64 +343,53 @@ FlatFn untraced(const TraceFn &trace, std::shared_ptr<void> &aux) {
   return [&trace, &aux](const std::vector<Array> &in) { return trace(in, aux); };
 }
 
-std::pair<std::vector<Array>, std::shared_ptr<void>>
-call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
-          const std::vector<Array> &args, const std::string &static_key, bool strict);
+/// The structure box of the jitted call under a transform on this thread (JitFunction::call),
+/// filled by its trace: executables compiled for the call keep it.
+thread_local std::shared_ptr<std::shared_ptr<void>> t_box;
 
-// Under another transform, or inside another jit: binds a "jit" call at the level in charge.
-// Staging and eval_shape trace through it (the outermost jit compiles); vmap, jvp and grad
-// compile their transform of the function through kind.rejit.
-std::pair<std::vector<Array>, std::shared_ptr<void>>
-bind_jit_call(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
-              const std::vector<Array> &args, const std::string &static_key) {
-  // A level may call f after this call returns (a grad node's backward pass): it owns the trace
-  // and the box its structured outputs are kept in.
-  auto owned = std::make_shared<const TraceFn>(trace);
-  auto box = std::make_shared<std::shared_ptr<void>>();
-  FlatFn f = [owned, box](const std::vector<Array> &in) { return (*owned)(in, *box); };
-  CallKind kind;
-  kind.name = "jit";
-  kind.rejit = [self, owned, box, static_key](const std::string &tag, FlatFn derived) -> FlatFn {
-    std::shared_ptr<JitFunction::Impl> target = tag.empty() ? self : self->derived_fn(tag);
-    TraceFn dtrace;
-    if (tag.empty())
-      dtrace = *owned;
-    else // derived traces f, which leaves the output structure in the box
-      dtrace = [derived = std::move(derived), box](const std::vector<Array> &in,
-                                                   std::shared_ptr<void> &aux) {
-        std::vector<Array> outs = derived(in);
-        aux = *box;
-        return outs;
-      };
-    return [target, dtrace = std::move(dtrace), box, static_key](const std::vector<Array> &in) {
-      auto [outs, aux] = call_impl(target, dtrace, in, static_key, /*strict=*/true);
-      // The executable keeps the structure from its trace: a cache hit traces nothing.
-      if (aux)
-        *box = std::move(aux);
-      return outs;
-    };
-  };
-  std::vector<Array> outs = bind_call(kind, f, args);
-  return {std::move(outs), *box};
+// Compiles a staged function into `entry` for the key's device (dumping the stages with
+// STRATA_DUMP_IR), and notes its output avals.
+void compile_staged(JitFunction::Impl &im, const CacheKey &key, const std::string &static_key,
+                    rt::StagedFunction staged, Entry &entry) {
+  std::vector<AbstractValue> avals;
+  for (const rt::StagedOutput &o : staged.outputs)
+    avals.push_back(o.aval);
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    im.out_avals[shape_key(static_key, key.signature)] = std::move(avals);
+  }
+  const char *dump = std::getenv("STRATA_DUMP_IR");
+  rt::StageTexts texts;
+  try {
+    rt::StageTexts *record = dump && *dump ? &texts : nullptr;
+    if (key.device.kind == Device::Kind::CPU)
+      entry.exe = rt::CpuExecutable::compile(std::move(staged), im.options.name, record);
+    else
+      entry.exe = rt::GpuExecutable::compile(std::move(staged), im.options.name,
+                                             rt::GpuTarget::for_device(key.device.index), record);
+  } catch (const Error &) {
+    // The stages that did lower, for the reader of the error.
+    if (dump && *dump)
+      dump_stages(dump, im.options.name, im.id, texts);
+    throw;
+  }
+  if (dump && *dump)
+    dump_stages(dump, im.options.name, im.id, texts);
 }
 
-// With `strict` (a transform's re-jit), a function that cannot compile on its own throws
-// RejitInline rather than running op by op: the level that asked then traces through it.
+// On concrete arguments: the cached executable, compiled on a miss; op by op when the function
+// cannot compile alone.
 std::pair<std::vector<Array>, std::shared_ptr<void>>
 call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
-          const std::vector<Array> &args, const std::string &static_key, bool strict) {
+          const std::vector<Array> &args, const std::string &static_key) {
   JitFunction::Impl &im = *self;
   std::shared_ptr<void> aux;
-  if (top_level(args, im.options.name))
-    return bind_jit_call(self, trace, args, static_key);
   auto run_inline = [&]() -> std::pair<std::vector<Array>, std::shared_ptr<void>> {
     {
       std::lock_guard<std::mutex> lock(im.mu);
       ++im.inline_calls;
     }
     ++globals().inline_calls;
-    if (strict)
-      throw RejitInline{};
     return {trace(args, aux), aux};
   };
   // jax_debug_nans / jax_debug_infs: a compiled call that returns a NaN (Inf) is run again op by
@@ -397,31 +431,11 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   auto start = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
-    try {
-      rt::StagedFunction staged =
-          rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature,
-                     im.options.name);
-      const char *dump = std::getenv("STRATA_DUMP_IR");
-      rt::StageTexts texts;
-      try {
-        rt::StageTexts *record = dump && *dump ? &texts : nullptr;
-        if (key.device.kind == Device::Kind::CPU)
-          entry->exe = rt::CpuExecutable::compile(std::move(staged), im.options.name, record);
-        else
-          entry->exe = rt::GpuExecutable::compile(std::move(staged), im.options.name,
-                                                  rt::GpuTarget::for_device(key.device.index),
-                                                  record);
-      } catch (const Error &) {
-        // The stages that did lower, for the reader of the error.
-        if (dump && *dump)
-          dump_stages(dump, im.options.name, im.id, texts);
-        throw;
-      }
-      if (dump && *dump)
-        dump_stages(dump, im.options.name, im.id, texts);
-    } catch (const rt::ForeignTracer &) {
-      entry->inline_only = true;
-    }
+    rt::StagedFunction staged =
+        rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature, im.options.name);
+    entry->inline_only = !staged.op_by_op.empty();
+    if (!entry->inline_only)
+      compile_staged(im, key, static_key, std::move(staged), *entry);
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -441,7 +455,30 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
 std::pair<std::vector<Array>, std::shared_ptr<void>>
 JitFunction::call(const TraceFn &trace, const std::vector<Array> &args,
                   const std::string &static_key) {
-  return call_impl(impl_, trace, args, static_key, /*strict=*/false);
+  if (!top_level(args, impl_->options.name))
+    return call_impl(impl_, trace, args, static_key);
+  // Under another transform, or inside another jit: the jit_call primitive at the level in
+  // charge. Staging and eval_shape trace through it (the outermost jit compiles); vmap, jvp and
+  // grad compile their transform of the function (lib/primitives/calls.cpp). A level may call
+  // the function after this call returns (a grad node's backward pass): it owns the trace, the
+  // box its structured outputs are kept in, and this function's cache (the target).
+  auto owned = std::make_shared<const TraceFn>(trace);
+  auto box = std::make_shared<std::shared_ptr<void>>();
+  FlatFn f = [owned, box, keep = impl_](const std::vector<Array> &x) { return (*owned)(x, *box); };
+  std::vector<Array> outs;
+  {
+    std::shared_ptr<std::shared_ptr<void>> saved = t_box;
+    t_box = box;
+    try {
+      outs = bind_jit_call(impl_->options.name, std::move(f), static_cast<int64_t>(impl_->id),
+                           static_key, args);
+    } catch (...) {
+      t_box = saved;
+      throw;
+    }
+    t_box = saved;
+  }
+  return {std::move(outs), *box}; // the closure conversion's trace filled the box
 }
 
 Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
@@ -454,6 +491,8 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
   std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
   rt::StagedFunction staged =
       rt::stage(rt::jit_context(), untraced(trace, aux), sig, impl_->options.name);
+  if (!staged.op_by_op.empty())
+    fail("lower", impl_->options.name, " cannot be compiled alone: ", staged.op_by_op);
   const JitOptions &o = impl_->options;
   if (!o.chip.empty()) { // offline: no device needed
     rt::GpuTarget target;
@@ -530,6 +569,46 @@ void append_static_arrays(std::string &key, const std::vector<Array> &leaves) {
 } // namespace detail
 
 namespace {
+// The compiler as jit_call reaches it: a target's cache, run on concrete inputs.
+const bool hooks_installed = [] {
+  JitHooks h;
+  h.out_avals = [](int64_t id, const std::string &static_key, const SubFn &fn,
+                   std::span<const AbstractValue> in) {
+    std::shared_ptr<JitFunction::Impl> im = target(id);
+    std::string k = shape_key(static_key, in);
+    {
+      std::lock_guard<std::mutex> lock(im->mu);
+      auto it = im->out_avals.find(k);
+      if (it != im->out_avals.end())
+        return it->second;
+    }
+    std::vector<AbstractValue> avals =
+        eval_shape_flat(fn.fn, std::vector<AbstractValue>(in.begin(), in.end()));
+    std::lock_guard<std::mutex> lock(im->mu);
+    im->out_avals[k] = avals;
+    return avals;
+  };
+  h.run = [](int64_t id, const std::string &static_key, const SubFn &fn,
+             std::span<const Array> in) {
+    // The executable keeps the structure of the call under the transform (its box), for a
+    // later call of the function itself that finds it.
+    std::shared_ptr<std::shared_ptr<void>> box = t_box;
+    TraceFn trace = [&fn, box](const std::vector<Array> &args, std::shared_ptr<void> &aux) {
+      std::vector<Array> outs = fn.fn(args);
+      if (box)
+        aux = *box;
+      return outs;
+    };
+    return call_impl(target(id), trace, std::vector<Array>(in.begin(), in.end()), static_key)
+        .first;
+  };
+  h.derive = [](int64_t id, const std::string &tag) {
+    return static_cast<int64_t>(target(id)->derived_fn(tag)->id);
+  };
+  install_jit_hooks(std::move(h));
+  return true;
+}();
+
 /// Eager ops on GPU arrays: each primitive is a jitted function of its own, keyed by its
 /// parameters (the static key) and its inputs' signature and device, so a signature compiles
 /// once and then runs from the cache like any jitted call.

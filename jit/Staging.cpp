@@ -13,6 +13,7 @@
 
 #include "strata/error.h"
 #include "strata/internal/trace.h"
+#include "strata/lax.h"
 
 namespace strata::rt {
 namespace {
@@ -40,10 +41,18 @@ public:
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
-    if (prim.has(kConcreteOutput))
+    if (prim.has(kConcreteOutput)) {
       // The trip count of a while_loop as a concrete number (reverse mode) exists only once
       // the loop has run: the function cannot be compiled alone, and jit runs it op by op.
-      throw ForeignTracer{"jit"};
+      // Staging goes on with a stand-in (any count gives the same avals).
+      op_by_op = "it needs a concrete while_loop trip count";
+      std::vector<AbstractValue> in;
+      for (const Array &x : inputs)
+        in.push_back(abstract_of(x));
+      return concrete_placeholder(prim, in, params);
+    }
+    if (prim.has(kCall)) // inlined: its operations are staged here
+      return call_through(params, inputs);
     if (prim.has(kControlFlow))
       return stage_with_regions(prim, inputs, params);
     std::vector<AbstractValue> in;
@@ -149,8 +158,23 @@ public:
     if (auto *t = tracer_of<StagingTracer>(x, this))
       return t->value;
     if (x.tracer())
-      throw ForeignTracer{x.tracer()->origin()};
+      return stand_in(x);
     return constant(x);
+  }
+
+  /// A tracer of an enclosing transform that the function closed over (not an input): the
+  /// function cannot be compiled alone, and jit runs it op by op. A stand-in argument of @main
+  /// lets staging finish.
+  mlir::Value stand_in(const Array &x) {
+    op_by_op = "it uses a value traced by " + x.tracer()->origin() + " outside it";
+    auto it = constants_.find(x.impl().get());
+    if (it != constants_.end())
+      return it->second.second;
+    mlir::OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPointToStart(entry);
+    mlir::Value v = entry->addArgument(tensorType(ctx_, abstract_of(x)), builder_.getUnknownLoc());
+    constants_.emplace(x.impl().get(), std::make_pair(x, v));
+    return v;
   }
 
   mlir::Value constant(const Array &x) {
@@ -207,6 +231,8 @@ public:
   }
   mlir::Block *entry = nullptr;
   std::vector<Array> hoisted;
+  /// Why the function cannot be compiled alone; empty when it can.
+  std::string op_by_op;
 
 private:
   mlir::Location next_loc(const std::string &prim) {
@@ -272,7 +298,20 @@ StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
     std::vector<Array> args;
     for (size_t i = 0; i < inputs.size(); ++i)
       args.push_back(level->wrap(level->entry->getArgument(i), inputs[i]));
-    outs = f(args);
+    try {
+      outs = f(args);
+    } catch (...) {
+      // Past a stand-in the trace may fail where running op by op does not (a concrete value
+      // read after the function used an enclosing transform's tracer): it runs op by op.
+      if (level->op_by_op.empty())
+        throw;
+      staged.op_by_op = level->op_by_op;
+      return staged;
+    }
+    if (!level->op_by_op.empty()) {
+      staged.op_by_op = level->op_by_op;
+      return staged;
+    }
     // Outputs: pass inputs and constants through; each distinct computed value is one result.
     llvm::SmallVector<mlir::Value> results;
     for (const Array &o : outs) {
@@ -281,7 +320,7 @@ StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
       if (auto *t = tracer_of<StagingTracer>(o, level.get()))
         v = t->value;
       else if (o.tracer())
-        throw ForeignTracer{o.tracer()->origin()};
+        v = level->stand_in(o);
       if (!v) {
         so.kind = StagedOutput::Kind::Constant;
         so.value = o;

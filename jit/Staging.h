@@ -7,8 +7,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
-#include "jit/ForeignTracer.h"
-
 #include "strata/primitive.h"
 #include "strata/transforms.h"
 
@@ -34,11 +32,16 @@ struct StagedFunction {
   std::vector<Array> constants;
   std::vector<AbstractValue> results;
   std::vector<StagedOutput> outputs;
+  /// Why the function cannot be compiled alone (it uses a value traced by an enclosing
+  /// transform, or needs a concrete while_loop trip count); empty when it can. jit then runs it
+  /// op by op, and the other fields are unset.
+  std::string op_by_op;
 };
 
 
 /// Traces `f` on abstract inputs into a fresh module in `ctx`. Strata errors from `f` (shape
-/// mismatches, concretization of a traced value) propagate as strata::Error.
+/// mismatches, concretization of a traced value) propagate as strata::Error, unless the
+/// function cannot be compiled alone anyway (StagedFunction::op_by_op).
 STRATA_EXPORT StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
                                    const std::vector<AbstractValue> &inputs,
                                    const std::string &name);

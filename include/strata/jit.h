@@ -73,8 +73,9 @@ public:
   ~JitFunction();
   /// Runs the function for dynamic inputs `args`: from the cache when this (signature,
   /// static_key) was compiled before, else traces with `trace`, compiles and caches. Under
-  /// another transform (a tracer among args, or inside another jit) it traces through instead.
-  /// Returns the outputs and the `aux` the trace produced.
+  /// another transform (a tracer among args, or inside another jit) it binds the jit_call
+  /// primitive there: another jit traces through it, and vmap, jvp and grad compile their
+  /// transform of the function. Returns the outputs and the `aux` the trace produced.
   std::pair<std::vector<Array>, std::shared_ptr<void>>
   call(const TraceFn &trace, const std::vector<Array> &args, const std::string &static_key);
   /// Stages and lowers without running; the texts of every stage.

@@ -94,6 +94,9 @@ enum Trait : uint32_t {
   kSideEffect = 1u << 8,
   kControlFlow = 1u << 9,     // structured control flow: its sub-functions become op regions
   kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see strata/internal/trace.h)
+  // Applies its sub-function parameter "fn" to its inputs (remat, custom_jvp_call, ...): a
+  // level without a rule of its own for it traces straight through fn (call_through).
+  kCall = 1u << 11,
 };
 
 struct Primitive;

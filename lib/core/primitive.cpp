@@ -328,7 +328,7 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
   for (const Array &a : inputs)
     on_device = on_device || (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU);
   // A higher-order primitive's impl runs its sub-functions, whose primitives go to the device
-  // themselves; a concrete-output one only reads its input.
+  // themselves (calls included); a concrete-output one only reads its input.
   if (on_device && !has_sub_functions(params) && !prim.has(kConcreteOutput))
     result = device_eval(prim, inputs, params, common_device(prim.name, inputs));
   else

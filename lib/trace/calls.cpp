@@ -1,5 +1,4 @@
-// The abstract level (eval_shape), call-carrying transforms (checkpoint, custom_jvp,
-// custom_vjp), and the checks the typed transforms share.
+// The abstract level (eval_shape) and the checks the typed transforms share.
 #include <algorithm>
 #include "strata/lax.h"
 #include "strata/transforms.h"
@@ -7,12 +6,6 @@
 
 namespace strata {
 namespace {
-
-CallKind named_call(std::string name) {
-  CallKind k;
-  k.name = std::move(name);
-  return k;
-}
 
 class AbstractTracer : public Tracer {
 public:
@@ -28,6 +21,8 @@ public:
   }
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    if (prim.has(kCall)) // traced through: a jitted call is not compiled to learn its shapes
+      return call_through(params, inputs);
     std::vector<AbstractValue> in;
     for (const Array &x : inputs)
       in.push_back(abstract_of(x));
@@ -41,14 +36,6 @@ public:
 };
 
 } // namespace
-
-std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
-                             const std::vector<Array> &inputs) {
-  TraceLevel *top = top_level(inputs, kind.name);
-  if (top)
-    return top->process_call(kind, f, inputs);
-  return f(inputs);
-}
 
 std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<AbstractValue> &in) {
   auto level = std::make_shared<AbstractLevel>();
@@ -64,39 +51,6 @@ std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<Ab
   for (const Array &o : outs)
     result.push_back(abstract_of(o));
   return result;
-}
-
-FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy) {
-  CallKind kind = named_call("checkpoint");
-  kind.policy = std::move(policy);
-  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
-}
-
-FlatFn custom_jvp_flat(FlatFn f,
-                       std::function<std::vector<Array>(const std::vector<Array> &,
-                                                        const std::vector<Array> &)>
-                           rule) {
-  CallKind kind = named_call("custom_jvp");
-  kind.jvp = [rule](const std::vector<Array> &args) {
-    size_t n = args.size() / 2;
-    return rule(std::vector<Array>(args.begin(), args.begin() + n),
-                std::vector<Array>(args.begin() + n, args.end()));
-  };
-  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
-}
-
-FlatFn custom_vjp_flat(
-    FlatFn f, FlatFn fwd, size_t num_outputs,
-    std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)> bwd) {
-  CallKind kind = named_call("custom_vjp");
-  kind.fwd = std::move(fwd);
-  kind.num_outputs = num_outputs;
-  kind.bwd = [bwd, num_outputs](const std::vector<Array> &args) {
-    size_t nres = args.size() - num_outputs;
-    return bwd(std::vector<Array>(args.begin(), args.begin() + nres),
-               std::vector<Array>(args.begin() + nres, args.end()));
-  };
-  return [f, kind](const std::vector<Array> &in) { return bind_call(kind, f, in); };
 }
 
 namespace detail {

@@ -87,6 +87,9 @@ public:
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    // Inside a call, the policy looks at each operation (the call's outputs are not saved).
+    if (prim.has(kCall))
+      return call_through(params, inputs);
     std::vector<Array> vals;
     for (const Array &x : inputs)
       vals.push_back(unwrap(x));
@@ -150,13 +153,6 @@ RematForward remat_record(const CheckpointPolicy &policy, const FlatFn &f,
     r.outputs.push_back(level->unwrap(o));
   r.saved = std::move(level->recorded);
   return r;
-}
-
-RematForward remat_forward(const CallKind &kind, const FlatFn &f,
-                           const std::vector<Array> &primals) {
-  return remat_record(kind.policy,
-                      [&](const std::vector<Array> &in) { return bind_call(kind, f, in); },
-                      primals);
 }
 
 std::vector<Array> remat_backward(const FlatFn &f, const std::vector<Array> &primals,

@@ -63,6 +63,8 @@ public:
   }
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                              const Params &params) override {
+    if (prim.has(kCall)) // the call's function is traced here: its captures are noted too
+      return call_through(params, inputs);
     std::vector<AbstractValue> in = note_all(inputs);
     if (prim.has(kConcreteOutput))
       return concrete_placeholder(prim, in, params);
@@ -111,21 +113,6 @@ public:
     std::vector<Array> vals = replace_all(inputs);
     DynamicOverride down(below_);
     return bind(prim, std::move(vals), params);
-  }
-  // The call runs below this level, so f (and its rules) get a substituting level of their own.
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    std::vector<Array> vals = replace_all(inputs);
-    CallKind k = kind;
-    if (k.jvp)
-      k.jvp = wrap(k.jvp, map_);
-    if (k.fwd)
-      k.fwd = wrap(k.fwd, map_);
-    if (k.bwd)
-      k.bwd = wrap(k.bwd, map_);
-    FlatFn wf = wrap(f, map_);
-    DynamicOverride down(below_);
-    return bind_call(k, wf, vals);
   }
 
   /// f run under a SubstLevel with `map`.

@@ -16,9 +16,10 @@ struct Node {
   Params params;
   std::vector<Array> primals, outs;
   std::vector<int64_t> in_ids, out_ids; // -1: constant input / untracked output
-  /// For call nodes (checkpoint): computes input cotangents from output cotangents.
+  /// For nodes of a rule that ran the forward pass (FwdVjpRule) and of calls: computes input
+  /// cotangents from output cotangents.
   std::function<std::vector<Array>(const std::vector<Array> &)> call_vjp;
-  std::string call_name; // the call's kind, for call nodes
+  std::string call_name; // what the node applies, for nodes with call_vjp
   std::string name() const { return prim ? prim->name : call_name; }
 };
 
@@ -109,136 +110,6 @@ public:
     node.prim = &prim;
     node.params = params;
     return record(std::move(node));
-  }
-
-  std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                  std::span<const Array> inputs) override {
-    if (kind.name == "jit" && kind.rejit)
-      return process_jit(kind, f, inputs);
-    if (kind.name != "checkpoint" && kind.name != "custom_jvp" && kind.name != "custom_vjp")
-      return TraceLevel::process_call(kind, f, inputs);
-    Node node;
-    bool any = unwrap(inputs, node.primals, node.in_ids);
-    if (!any)
-      return bind_call(kind, f, node.primals);
-    std::vector<Array> saved = node.primals;
-    node.call_name = kind.name;
-    if (kind.name == "checkpoint") {
-      // Nothing inside f is recorded on this tape; the inputs and the values the policy
-      // saves are kept, and the backward pass replays f under a fresh grad level.
-      RematForward fwd = remat_forward(kind, f, node.primals);
-      node.outs = fwd.outputs;
-      node.call_vjp = [f, saved, policy = kind.policy,
-                       kept = std::move(fwd.saved)](const std::vector<Array> &cts) {
-        return remat_backward(f, saved, policy, kept, cts);
-      };
-    } else if (kind.name == "custom_jvp") {
-      node.outs = bind_call(kind, f, node.primals);
-      // The rule is linear in the tangents, so its vjp at zero tangents is its transpose.
-      FlatFn rule = kind.jvp;
-      node.call_vjp = [rule, saved](const std::vector<Array> &cts) {
-        FlatFn lin = [&](const std::vector<Array> &t) {
-          std::vector<Array> args = saved;
-          args.insert(args.end(), t.begin(), t.end());
-          return rule(args);
-        };
-        std::vector<Array> zero;
-        for (const Array &p : saved)
-          zero.push_back(zeros_like(p));
-        return vjp_flat(lin, zero, "custom_jvp").pullback(cts);
-      };
-    } else { // custom_vjp
-      std::vector<Array> all = kind.fwd(node.primals);
-      if (all.size() < kind.num_outputs)
-        fail("custom_vjp", "fwd returned ", all.size(), " values, expected at least ",
-             kind.num_outputs, " outputs");
-      node.outs.assign(all.begin(), all.begin() + kind.num_outputs);
-      std::vector<Array> residuals(all.begin() + kind.num_outputs, all.end());
-      FlatFn bwd = kind.bwd;
-      node.call_vjp = [bwd, residuals, saved](const std::vector<Array> &cts) {
-        std::vector<Array> args = residuals;
-        args.insert(args.end(), cts.begin(), cts.end());
-        std::vector<Array> g = bwd(args);
-        if (g.size() != saved.size())
-          fail("custom_vjp", "bwd returned ", g.size(), " cotangents for ", saved.size(),
-               " inputs");
-        return g;
-      };
-    }
-    return record(std::move(node));
-  }
-
-  // grad of a jitted function is jitted, as checkpoint is handled: the forward pass is the
-  // compiled function on the primals (nothing inside it is recorded on this tape) and the node's
-  // backward pass is a second compiled function, (primals ++ output cotangents) -> cotangents of
-  // the inputs this tape tracks, which recomputes the forward pass inside it.
-  std::vector<Array> process_jit(const CallKind &kind, const FlatFn &f,
-                                 std::span<const Array> inputs) {
-    Node node;
-    if (!unwrap(inputs, node.primals, node.in_ids))
-      return bind_call(kind, f, node.primals);
-    try {
-      node.outs = kind.rejit("", f)(node.primals);
-    } catch (const RejitInline &) {
-      return TraceLevel::process_call(kind, f, inputs);
-    }
-    // The tag names which inputs get cotangents; which outputs take one (the floating ones)
-    // follows from the signature.
-    std::vector<bool> wanted, float_out;
-    std::string tag = "grad-bwd:";
-    for (int64_t id : node.in_ids) {
-      wanted.push_back(id >= 0);
-      tag += id >= 0 ? '1' : '0';
-    }
-    for (const Array &o : node.outs)
-      float_out.push_back(is_floating(o.dtype()));
-    FlatFn bwd = [f, wanted, float_out](const std::vector<Array> &args) {
-      return jit_backward(f, wanted, float_out, args);
-    };
-    std::vector<Array> saved = node.primals;
-    node.call_name = "jit";
-    node.call_vjp = [bwd, compiled = kind.rejit(tag, bwd), saved, wanted,
-                     float_out](const std::vector<Array> &cts) {
-      std::vector<Array> args = saved;
-      for (size_t i = 0; i < cts.size(); ++i)
-        if (float_out[i])
-          args.push_back(cts[i]);
-      std::vector<Array> g;
-      try {
-        g = compiled(args);
-      } catch (const RejitInline &) {
-        g = bwd(args);
-      }
-      std::vector<Array> cin(saved.size());
-      for (size_t i = 0, k = 0; i < saved.size(); ++i)
-        if (wanted[i])
-          cin[i] = g[k++];
-      return cin;
-    };
-    return record(std::move(node));
-  }
-
-  // (primals ++ cotangents of the floating outputs) -> cotangents of the `wanted` primals.
-  static std::vector<Array> jit_backward(const FlatFn &f, const std::vector<bool> &wanted,
-                                         const std::vector<bool> &float_out,
-                                         const std::vector<Array> &args) {
-    size_t n = wanted.size();
-    std::vector<Array> primals(args.begin(), args.begin() + n), diff;
-    for (size_t i = 0; i < n; ++i)
-      if (wanted[i])
-        diff.push_back(primals[i]);
-    FlatFn g = [&](const std::vector<Array> &in) {
-      std::vector<Array> all = primals;
-      for (size_t i = 0, k = 0; i < n; ++i)
-        if (wanted[i])
-          all[i] = in[k++];
-      return f(all);
-    };
-    VjpResult r = vjp_flat(g, diff, "jit", /*reusable=*/false);
-    std::vector<Array> cts;
-    for (size_t i = 0, k = n; i < float_out.size(); ++i)
-      cts.push_back(float_out[i] ? args[k++] : zeros_like(r.outputs[i]));
-    return r.pullback(cts);
   }
 
 private:

@@ -13,8 +13,6 @@ using rules::move_axis;
 struct RematForward {
   std::vector<Array> outputs, saved;
 };
-RematForward remat_forward(const CallKind &kind, const FlatFn &f,
-                           const std::vector<Array> &primals);
 /// Input cotangents of a checkpointed call: replays f at `primals` (reusing `kept` values where
 /// the policy saved them) under a grad level and pulls `cts` back.
 std::vector<Array> remat_backward(const FlatFn &f, const std::vector<Array> &primals,

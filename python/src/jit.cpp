@@ -2,7 +2,6 @@
 // function), Lowered, and the cache counters.
 #include "common.h"
 
-#include "jit/ForeignTracer.h"
 #include "strata/jit.h"
 
 namespace strata::python {
@@ -13,15 +12,7 @@ TraceFn trace_fn(py::object f) {
   auto held = hold(std::move(f));
   return [held](const std::vector<Array> &in, std::shared_ptr<void> &aux) {
     py::gil_scoped_acquire gil;
-    py::tuple r;
-    try {
-      r = (*held)(py::cast(in));
-    } catch (py::error_already_set &e) {
-      // The function cannot be compiled alone (module.cpp): jit's call runs it op by op.
-      if (e.matches(py::module_::import("strata._core").attr("ForeignTracerError")))
-        throw rt::ForeignTracer{py::str(e.value()).cast<std::string>()};
-      throw;
-    }
+    py::tuple r = (*held)(py::cast(in));
     if (r.size() != 2)
       throw py::type_error("[jit] the trace function must return (leaves, structure)");
     aux = std::static_pointer_cast<void>(hold(r[1]));

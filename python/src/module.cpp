@@ -2,23 +2,16 @@
 // Python exceptions by kind and calls each binding file's init function.
 #include "common.h"
 
-#include "jit/ForeignTracer.h"
 #include "strata/device.h"
 #include "strata/jit.h"
 
 PYBIND11_MODULE(_core, m) {
   using namespace strata;
   m.doc() = "Strata's C++ core (arrays, ops, transforms, jit); use the `strata` package on top.";
-  // A jitted function that cannot be compiled alone signals it with rt::ForeignTracer, which
-  // may have to cross Python frames (a lax.while_loop body, a jnp op) on its way back to jit:
-  // it travels as ForeignTracerError and jit's trace function turns it back (jit.cpp).
-  static py::exception<std::runtime_error> foreign(m, "ForeignTracerError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)
         std::rethrow_exception(p);
-    } catch (const rt::ForeignTracer &e) {
-      PyErr_SetString(foreign.ptr(), e.origin.c_str());
     } catch (const FloatingPointError &e) {
       PyErr_SetString(PyExc_FloatingPointError, e.what()); // jax_debug_nans / jax_debug_infs
     } catch (const Error &e) {

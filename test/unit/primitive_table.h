@@ -14,6 +14,9 @@
 
 #include "strata/callback.h"
 #include "strata/control_flow.h"
+#ifdef STRATA_TABLE_JIT_ROWS
+#include "strata/jit.h"
+#endif
 #include "strata/transforms.h"
 #include "test_util.h"
 
@@ -535,6 +538,53 @@ inline std::vector<Row> make_rows() {
             }};
   bound.not_compiled = "the bound is concrete only once its operand is: jit runs it op by op";
   add(bound);
+  // ---- Calls: each applies a sub-function; the rules are checked on f(x, y) = sin(x) y (and
+  // exp(sin(x)) for remat) with the rules written out. The sub-functions close over a traced
+  // value of the enclosing transform whenever the oracle differentiates or batches `scale`:
+  // its captured tracer becomes the call's leading operand.
+  auto two = [](Rng &r) { return std::vector<Array>{uniform(r, kS), uniform(r, kS)}; };
+  add({"remat", two, [](const std::vector<Array> &in) {
+         // Saves the named value: the replay takes it from the forward pass.
+         Array scale = in[1];
+         FlatFn f = [scale](const std::vector<Array> &a) {
+           Array h = checkpoint_name(sin(a[0]), "h");
+           return std::vector<Array>{h * scale, exp(h)};
+         };
+         return checkpoint_flat(f, CheckpointPolicy::save_names({"h"}))({in[0]});
+       }});
+  add({"custom_jvp_call", two, [](const std::vector<Array> &in) {
+         FlatFn f = [](const std::vector<Array> &a) {
+           return std::vector<Array>{sin(a[0]) * a[1]};
+         };
+         auto rule = [](const std::vector<Array> &p, const std::vector<Array> &t) {
+           return std::vector<Array>{cos(p[0]) * p[1] * t[0] + sin(p[0]) * t[1]};
+         };
+         return custom_jvp_flat(f, rule)(in);
+       }});
+  add({"custom_vjp_call", two, [](const std::vector<Array> &in) {
+         FlatFn f = [](const std::vector<Array> &a) {
+           return std::vector<Array>{sin(a[0]) * a[1]};
+         };
+         FlatFn fwd = [](const std::vector<Array> &a) {
+           return std::vector<Array>{sin(a[0]) * a[1], cos(a[0]), sin(a[0]), a[1]};
+         };
+         auto bwd = [](const std::vector<Array> &res, const std::vector<Array> &g) {
+           return std::vector<Array>{g[0] * res[2] * res[0], g[0] * res[1]};
+         };
+         return custom_vjp_flat(f, fwd, 1, bwd)(in);
+       }});
+#ifdef STRATA_TABLE_JIT_ROWS
+  // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
+  // oracle's transforms, each compiles its transform of the function (jit_call's rules) and
+  // calls it; `scale` is a captured tracer when it is one.
+  add({"jit_call", two, [](const std::vector<Array> &in) {
+         Array scale = in[1];
+         auto f = jit([scale](const Array &x) {
+           return std::vector<Array>{sin(x) * scale, exp(x) + scale};
+         });
+         return f(in[0]);
+       }});
+#endif
   return rows;
 }
 

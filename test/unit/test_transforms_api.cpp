@@ -13,6 +13,8 @@
 using namespace strata;
 using namespace strata::testutil;
 
+STRATA_TESTS_PRIMITIVES("remat", "custom_jvp_call", "custom_vjp_call");
+
 namespace {
 
 Array f64(std::vector<double> v) { return make(v, float64); }

@@ -1,5 +1,5 @@
 // The trace stack's internal interface: levels and their tracers. Eval is the bottom; each
-// transform (jvp, grad, vmap, abstract, checkpoint, later staging) pushes a level above it for
+// transform (jvp, grad, vmap, abstract, checkpoint, jit's staging) pushes a level above it for
 // the duration of its call. bind() sends a primitive to the highest level among its inputs.
 #pragma once
 
@@ -15,32 +15,6 @@
 namespace strata {
 
 
-/// A call of a sub-function that some levels treat specially (checkpoint under grad, jit under
-/// vmap, jvp and grad).
-struct CallKind {
-  std::string name; // "checkpoint", "custom_jvp", "custom_vjp", "jit"
-  /// custom_jvp: (primals ++ tangents) -> output tangents.
-  FlatFn jvp;
-  /// custom_vjp: fwd(primals) -> outputs ++ residuals; bwd(residuals ++ cotangents) -> input
-  /// cotangents; num_outputs splits fwd's result.
-  FlatFn fwd, bwd;
-  size_t num_outputs = 0;
-  /// checkpoint: what the forward pass keeps.
-  CheckpointPolicy policy;
-  /// jit: compiles `derived`, a function built from the call's own (its batched version, its
-  /// jvp, its backward pass), as a jitted function of its own, cached under `tag` by the jitted
-  /// function (so the next call with the same tag and signature reuses the executable). The tag
-  /// must name everything `derived` depends on besides the signature and the call's static
-  /// arguments ("vmap:0,-", "jvp:10"); an empty tag means `derived` is the call's own function.
-  /// Calling the result with tracers of a lower level binds the call there in turn. It throws
-  /// RejitInline when `derived` cannot be compiled on its own.
-  std::function<FlatFn(const std::string &tag, FlatFn derived)> rejit;
-};
-
-/// Thrown by a function from CallKind::rejit that uses a value traced outside it (a closure over
-/// a tracer): it cannot be compiled on its own, and the level traces through the call instead.
-struct STRATA_EXPORT RejitInline {};
-
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:
   virtual ~TraceLevel() = default;
@@ -50,14 +24,8 @@ public:
   virtual std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,
                                      const Params &params) = 0;
 
-  /// Applies a call of `f`; by default the level traces straight through f.
-  virtual std::vector<Array> process_call(const CallKind &kind, const FlatFn &f,
-                                          std::span<const Array> inputs) {
-    return f(std::vector<Array>(inputs.begin(), inputs.end()));
-  }
-
   /// True for the dynamic levels that stand in for captured tracers (closure conversion,
-  /// lib/transforms/closure.h): top_level then lets a tracer whose transform has ended through to
+  /// lib/trace/closure.h): top_level then lets a tracer whose transform has ended through to
   /// them, since they replace it before anything reads it.
   virtual bool substitutes_captures() const { return false; }
 
@@ -122,9 +90,42 @@ STRATA_EXPORT TraceLevel *dynamic_level();
 /// error about an escaped tracer.
 STRATA_EXPORT TraceLevel *top_level(std::span<const Array> inputs, std::string_view op);
 
-/// Applies a call of `f` at the highest level among the inputs (or just calls f).
-STRATA_EXPORT std::vector<Array> bind_call(const CallKind &kind, const FlatFn &f,
-                             const std::vector<Array> &inputs);
+/// Applies a call primitive (Trait kCall) by running its sub-function "fn" on `inputs` at the
+/// current level: what a level without a rule of its own for calls does (jit's staging inlines
+/// it; checkpoint's policy levels look at the operations inside it).
+STRATA_EXPORT std::vector<Array> call_through(const Params &params, std::span<const Array> inputs);
+
+/// How the jit_call primitive (lib/primitives/calls.cpp) reaches the compiler, which libstrata
+/// does not link: libstrata_jit installs these when it loads (jit/Jit.cpp). A target is the
+/// executable cache of one jitted function or of one of its jitted transforms, named by an id;
+/// executables are found there by the target, the static key and the input signature, so a
+/// transform of a jitted function compiles once and hits on later calls.
+struct JitHooks {
+  /// The output avals of `fn` for inputs of avals `in`: compiles it through target `id`'s cache
+  /// (the run that follows finds the executable) or traces it when it cannot compile alone.
+  std::function<std::vector<AbstractValue>(int64_t id, const std::string &static_key,
+                                           const SubFn &fn, std::span<const AbstractValue> in)>
+      out_avals;
+  /// Runs `fn` on concrete inputs: target `id`'s executable for their signature (compiled on a
+  /// miss), or op by op when it cannot compile alone.
+  std::function<std::vector<Array>(int64_t id, const std::string &static_key, const SubFn &fn,
+                                   std::span<const Array> in)>
+      run;
+  /// The target of `id`'s jitted transform `tag` ("vmap:0,-", "jvp:10", "grad-bwd:01"), made on
+  /// first use and owned by target `id`: `tag` names everything the transform depends on
+  /// besides the signature and the static key.
+  std::function<int64_t(int64_t id, const std::string &tag)> derive;
+};
+STRATA_EXPORT void install_jit_hooks(JitHooks hooks);
+
+/// Applies the jitted function `f` to `inputs` at the highest level among them: the jit_call
+/// primitive, compiled through target `id` with `static_key`. `f` is first closed over the
+/// tracers it captures, which become leading inputs (a level then transforms the function with
+/// respect to them too, and it compiles alone); a closed function has inputs of its own, so it
+/// compiles as target id's transform "closed:N".
+STRATA_EXPORT std::vector<Array> bind_jit_call(const std::string &name, FlatFn f, int64_t id,
+                                               const std::string &static_key,
+                                               std::vector<Array> inputs);
 
 /// Makes `level` the innermost dynamic level for its lifetime: a dynamic level that re-binds
 /// what it receives does so one dynamic level down.
