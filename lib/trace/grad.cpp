@@ -2,6 +2,7 @@
 // the primal inputs and outputs as residuals; the backward pass runs the vjp rules in reverse.
 // Rules are written with public ops, so the backward pass is itself traced by any outer level
 // (grad of grad, jvp of grad, vmap of grad).
+#include <algorithm>
 #include <unordered_map>
 
 #include "strata/lax.h"
@@ -241,6 +242,62 @@ VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std
     return g;
   };
   return r;
+}
+
+// ---- grad: reverse mode of a scalar function, with the checks the typed transforms share ----
+namespace detail {
+void check_grad_output(const Array &out, std::string_view op) {
+  if (out.ndim() != 0)
+    fail(op, "the function must return a scalar, got ", out.type_str(),
+         " (use vjp or jacrev for non-scalar outputs)");
+  if (!is_floating(out.dtype()))
+    fail_kind(ErrorKind::Type, op, "the function must return a floating-point scalar, got ",
+              out.type_str());
+}
+std::string describe_input(size_t leaf, const std::vector<int> &arg_of_leaf) {
+  if (leaf >= arg_of_leaf.size())
+    return "argument " + std::to_string(leaf);
+  int arg = arg_of_leaf[leaf];
+  size_t first = std::find(arg_of_leaf.begin(), arg_of_leaf.end(), arg) - arg_of_leaf.begin();
+  bool tree = std::count(arg_of_leaf.begin(), arg_of_leaf.end(), arg) > 1;
+  return "argument " + std::to_string(arg) +
+         (tree ? " (leaf " + std::to_string(leaf - first) + ")" : std::string());
+}
+void check_grad_inputs(const std::vector<Array> &in, std::string_view op,
+                       const std::vector<int> &arg_of_leaf) {
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!is_floating(in[i].dtype()))
+      fail_kind(ErrorKind::Type, op, "differentiated ", describe_input(i, arg_of_leaf),
+                " has type ", in[i].type_str(), "; grad needs floating-point inputs");
+}
+} // namespace detail
+
+std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
+                             const std::vector<int> &argnums) {
+  for (int a : argnums)
+    if (a < 0 || a >= static_cast<int>(args.size()))
+      fail("grad", "argnums entry ", a, " is out of range for a function of ", args.size(),
+           " arguments");
+  std::vector<Array> diff;
+  for (int a : argnums) {
+    // Named by argument position: an index into `diff` would not say which argument is bad.
+    if (!is_floating(args[a].dtype()))
+      fail_kind(ErrorKind::Type, "grad", "differentiated argument ", a, " has type ",
+                args[a].type_str(), "; grad needs floating-point inputs");
+    diff.push_back(args[a]);
+  }
+  FlatFn g = [&](const std::vector<Array> &in) {
+    std::vector<Array> all = args;
+    for (size_t i = 0; i < argnums.size(); ++i)
+      all[argnums[i]] = in[i];
+    std::vector<Array> out = f(all);
+    if (out.size() != 1)
+      fail("grad", "the function must return one scalar, got ", out.size(), " outputs");
+    detail::check_grad_output(out[0], "grad");
+    return out;
+  };
+  VjpResult r = vjp_flat(g, diff, "grad", /*reusable=*/false);
+  return r.pullback({ones_like(r.outputs[0])});
 }
 
 } // namespace strata
