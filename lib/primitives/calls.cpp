@@ -10,8 +10,6 @@
 // jvp of the function under jvp), so an outer level still sees the call and applies its own
 // rule to it: the custom derivative, or the rematerialization, survives every composition.
 #include <algorithm>
-#include <deque>
-#include <mutex>
 
 #include "primitives/control_flow_impl.h"
 #include "strata/internal/trace.h"
@@ -135,42 +133,13 @@ SubFnRef batched_rule(const SubFnRef &rule, std::vector<int64_t> dims, int64_t r
 
 // ---- remat --------------------------------------------------------------------------------------
 //
-// A policy holds a callback (std::function, which has no equality), so it is not static data: the
-// "policy" parameter is an index into a table of interned policies. Policies without a callback
-// intern by value (equal policies give equal parameters, so equal cache keys); a callback policy
-// gets one entry per checkpoint_flat wrapper that uses it. Entries are never freed: a live call may
-// name one at any time, and there is one per wrapper, not per call.
-
-struct PolicyTable {
-  std::mutex mu;
-  std::deque<CheckpointPolicy> entries;
-};
-PolicyTable &policies() {
-  static auto *t = new PolicyTable(); // outlives static destructors that may still name entries
-  return *t;
-}
-
-int64_t intern_policy(CheckpointPolicy policy) {
-  PolicyTable &t = policies();
-  std::lock_guard<std::mutex> lock(t.mu);
-  if (policy.kind != CheckpointPolicy::Kind::Callback)
-    for (size_t i = 0; i < t.entries.size(); ++i)
-      if (t.entries[i].kind == policy.kind && t.entries[i].names == policy.names)
-        return static_cast<int64_t>(i);
-  t.entries.push_back(std::move(policy));
-  return static_cast<int64_t>(t.entries.size() - 1);
-}
-
-const CheckpointPolicy &policy_of(const Params &params) {
-  PolicyTable &t = policies();
-  std::lock_guard<std::mutex> lock(t.mu);
-  return t.entries.at(static_cast<size_t>(params.get_int("policy")));
-}
+// The "policy" parameter is a PolicyRef (as a loop's): made once per checkpoint_flat wrapper,
+// so every call of one wrapper has equal parameters, and freed with the last call that names it.
 
 extern const Primitive &remat_p;
 
-Params remat_params(SubFnRef fn, int64_t policy) {
-  return Params{{"fn", std::move(fn)}, {"policy", policy}};
+Params remat_params(SubFnRef fn, const Params &of) {
+  return Params{{"fn", std::move(fn)}, {"policy", of.at("policy")}};
 }
 
 const Primitive &remat_p = []() -> const Primitive & {
@@ -192,7 +161,7 @@ const Primitive &remat_p = []() -> const Primitive & {
     Vec args(primals.begin(), primals.end());
     for (size_t i = 0; i < n; ++i)
       args.push_back(instantiate(tangents[i], primals[i]));
-    return strata::bind(remat_p, args, remat_params(jf, params.get_int("policy")));
+    return strata::bind(remat_p, args, remat_params(jf, params));
   };
   // Without a forward pass of its own to keep values from, the backward pass replays the whole
   // function.
@@ -206,7 +175,7 @@ const Primitive &remat_p = []() -> const Primitive & {
   // is recorded on the grad level's tape. The backward pass replays it with those values.
   p.fwd_vjp = [](std::span<const Array> primals, const std::vector<bool> &,
                  const Params &params) -> FwdVjp {
-    const CheckpointPolicy &policy = policy_of(params);
+    const CheckpointPolicy &policy = params.get_policy("policy");
     Vec saved(primals.begin(), primals.end());
     RematForward r = remat_record(
         policy, [&](const Vec &in) { return strata::bind(remat_p, in, params); }, saved);
@@ -222,7 +191,7 @@ const Primitive &remat_p = []() -> const Primitive & {
     const SubFnRef &fn = fn_ref(params, "fn");
     SubFnRef bf = batched_fn("remat", fn, {dims.begin(), dims.end()}, fn->in, ctx.axis_size);
     Vec outs = strata::bind(remat_p, Vec(vals.begin(), vals.end()),
-                            remat_params(bf, params.get_int("policy")));
+                            remat_params(bf, params));
     out_dims.assign(outs.size(), 0);
     return outs;
   };
@@ -672,8 +641,8 @@ std::vector<Array> call_through(const Params &params, std::span<const Array> inp
 }
 
 FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy) {
-  int64_t id = intern_policy(std::move(policy));
-  return [f = std::move(f), id](const Vec &in) {
+  auto shared = std::make_shared<const CheckpointPolicy>(std::move(policy));
+  return [f = std::move(f), shared](const Vec &in) {
     Closure c("checkpoint");
     try {
       c.trace("fn", f, avals_of(in));
@@ -684,7 +653,8 @@ FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy) {
       return f(in);
     }
     ClosedFns closed = c.close();
-    return strata::bind(remat_p, cat(closed.consts, in), remat_params(closed.fns[0], id));
+    return strata::bind(remat_p, cat(closed.consts, in),
+                        Params{{"fn", closed.fns[0]}, {"policy", PolicyRef(shared)}});
   };
 }
 
