@@ -20,9 +20,9 @@
 #include "jit/DiskCache.h"
 #include "jit/GpuExecutable.h"
 #include "jit/Staging.h"
-#include "strata/internal/buffer.h"
 #include "strata/device.h"
 #include "strata/error.h"
+#include "strata/internal/buffer.h"
 #include "strata/internal/trace.h"
 
 namespace strata {
@@ -36,8 +36,8 @@ struct CacheKey {
   Device device;
   size_t hash = 0;
   bool operator==(const CacheKey &o) const {
-    return fn_id == o.fn_id && hash == o.hash && device == o.device &&
-           static_key == o.static_key && signature == o.signature;
+    return fn_id == o.fn_id && hash == o.hash && device == o.device && static_key == o.static_key &&
+           signature == o.signature;
   }
 };
 
@@ -213,8 +213,9 @@ static std::string describe_static_change(const std::string &before, const std::
   };
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i] != b[i])
-      return detail::cat("static argument ", i, " (in order of the static arguments) changed: ",
-                         printable(a[i]), " -> ", printable(b[i]));
+      return detail::cat("static argument ", i,
+                         " (in order of the static arguments) changed: ", printable(a[i]), " -> ",
+                         printable(b[i]));
   return "the static arguments changed";
 }
 
@@ -301,7 +302,7 @@ struct JitFunction::Impl {
       return "first call";
     if (compiled.count(k))
       return "this signature was compiled before and evicted from the cache (capacity " +
-               std::to_string(cache().capacity()) + ")";
+             std::to_string(cache().capacity()) + ")";
     std::string why;
     auto add = [&](const std::string &s) { why += (why.empty() ? "" : "; ") + s; };
     if (k.signature.size() != last.signature.size())
@@ -401,11 +402,12 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
     std::shared_ptr<void> scratch;
     trace(args, scratch);
     throw FloatingPointError("[jit] invalid value (" + bad + ") encountered in jit(" +
-                             im.options.name + "); running it op by op produced none: the "
+                             im.options.name +
+                             "); running it op by op produced none: the "
                              "compiled code's rounding differs from the eager one's");
   };
-  CacheKey key = make_key(im.id, static_key, args,
-                          placement(im.options.name, im.options.device, args));
+  CacheKey key =
+      make_key(im.id, static_key, args, placement(im.options.name, im.options.device, args));
   if (std::shared_ptr<Entry> e = cache().find(key)) {
     {
       std::lock_guard<std::mutex> lock(im.mu);
@@ -437,8 +439,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
     if (!entry->inline_only)
       compile_staged(im, key, static_key, std::move(staged), *entry);
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   {
     std::lock_guard<std::mutex> lock(im.mu);
     im.compile_seconds += seconds;
@@ -504,8 +505,8 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
   if (device.kind == Device::Kind::CPU)
     rt::CpuExecutable::compile(std::move(staged), o.name, &out.texts, "llvm-ir");
   else
-    rt::GpuExecutable::compile(std::move(staged), o.name,
-                               rt::GpuTarget::for_device(device.index), &out.texts, "llvm-ir");
+    rt::GpuExecutable::compile(std::move(staged), o.name, rt::GpuTarget::for_device(device.index),
+                               &out.texts, "llvm-ir");
   return out;
 }
 
@@ -599,8 +600,7 @@ const bool hooks_installed = [] {
         aux = *box;
       return outs;
     };
-    return call_impl(target(id), trace, std::vector<Array>(in.begin(), in.end()), static_key)
-        .first;
+    return call_impl(target(id), trace, std::vector<Array>(in.begin(), in.end()), static_key).first;
   };
   h.derive = [](int64_t id, const std::string &tag) {
     return static_cast<int64_t>(target(id)->derived_fn(tag)->id);

@@ -69,7 +69,8 @@ public:
     mlir::Operation *op = mlir::strata::buildPrimitiveOp(builder_, next_loc(prim.name), prim.name,
                                                          operands, types, params, error);
     if (!op)
-      throw Error(detail::cat("[jit] staging ", prim.name, " failed: ", error), ErrorKind::Internal);
+      throw Error(detail::cat("[jit] staging ", prim.name, " failed: ", error),
+                  ErrorKind::Internal);
     std::vector<Array> results;
     for (size_t i = 0; i < out.size(); ++i)
       results.push_back(wrap(op->getResult(i), out[i]));

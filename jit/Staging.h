@@ -38,7 +38,6 @@ struct StagedFunction {
   std::string op_by_op;
 };
 
-
 /// Traces `f` on abstract inputs into a fresh module in `ctx`. Strata errors from `f` (shape
 /// mismatches, concretization of a traced value) propagate as strata::Error, unless the
 /// function cannot be compiled alone anyway (StagedFunction::op_by_op).

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -171,8 +171,8 @@ private:
     (
         [&](const auto &a) {
           using T = std::decay_t<decltype(a)>;
-          bool is_static = !is_pytree_v<T> ||
-                           std::find(statics.begin(), statics.end(), int(i)) != statics.end();
+          bool is_static =
+              !is_pytree_v<T> || std::find(statics.begin(), statics.end(), int(i)) != statics.end();
           dynamic[i++] = !is_static;
           if (is_static)
             detail::append_static(key, a);
@@ -180,8 +180,8 @@ private:
             Tree<T>::flatten(a, leaves);
         }(args),
         ...);
-    TraceFn trace = [f = f_, dynamic, held = std::make_tuple(args...)](
-                        const std::vector<Array> &in, std::shared_ptr<void> &aux) {
+    TraceFn trace = [f = f_, dynamic, held = std::make_tuple(args...)](const std::vector<Array> &in,
+                                                                       std::shared_ptr<void> &aux) {
       auto rebuilt = held;
       const Array *it = in.data();
       size_t j = 0;

@@ -83,17 +83,18 @@ private:
 /// Declared properties; categories such as "elementwise" come from these, never from a list.
 enum Trait : uint32_t {
   kNone = 0,
-  kElementwise = 1u << 0,  // output[i] depends only on inputs[i] (same shapes)
-  kFusible = 1u << 1,      // may join a fused loop nest or kernel
-  kLinear = 1u << 2,       // linear in all its floating inputs (transpose rule applies)
-  kComparison = 1u << 3,   // returns bool
-  kReduction = 1u << 4,    // reduces over axes
-  kShapeOp = 1u << 5,      // moves data without arithmetic
-  kRandom = 1u << 6,       // random bit generation
+  kElementwise = 1u << 0,       // output[i] depends only on inputs[i] (same shapes)
+  kFusible = 1u << 1,           // may join a fused loop nest or kernel
+  kLinear = 1u << 2,            // linear in all its floating inputs (transpose rule applies)
+  kComparison = 1u << 3,        // returns bool
+  kReduction = 1u << 4,         // reduces over axes
+  kShapeOp = 1u << 5,           // moves data without arithmetic
+  kRandom = 1u << 6,            // random bit generation
   kNonDifferentiable = 1u << 7, // integer/bool outputs only; zero tangents
   kSideEffect = 1u << 8,
-  kControlFlow = 1u << 9,     // structured control flow: its sub-functions become op regions
-  kConcreteOutput = 1u << 10, // outputs stay concrete values at every level (see strata/internal/trace.h)
+  kControlFlow = 1u << 9, // structured control flow: its sub-functions become op regions
+  kConcreteOutput =
+      1u << 10, // outputs stay concrete values at every level (see strata/internal/trace.h)
   // Applies its sub-function parameter "fn" to its inputs (remat, custom_jvp_call, ...): a
   // level without a rule of its own for it traces straight through fn (call_through).
   kCall = 1u << 11,
@@ -103,15 +104,15 @@ struct Primitive;
 using ShapeRule = std::function<std::vector<AbstractValue>(std::span<const AbstractValue> in,
                                                            const Params &params)>;
 /// Reference CPU implementation; `out` holds the avals the shape rule produced.
-using ImplRule = std::function<std::vector<Array>(
-    std::span<const Array> in, const Params &params, std::span<const AbstractValue> out)>;
+using ImplRule = std::function<std::vector<Array>(std::span<const Array> in, const Params &params,
+                                                  std::span<const AbstractValue> out)>;
 
 /// Forward-mode rule: the output tangents, given the primal inputs, their tangents (an empty
 /// Array stands for a zero tangent) and the primal outputs. Rules use public ops only, so they
 /// are themselves differentiable and batchable.
 using JvpRule = std::function<std::vector<Array>(
-    std::span<const Array> primals, std::span<const Array> tangents,
-    std::span<const Array> outs, const Params &params)>;
+    std::span<const Array> primals, std::span<const Array> tangents, std::span<const Array> outs,
+    const Params &params)>;
 /// Forward-mode rule that computes the outputs too (JAX's form of a jvp rule): the outputs and
 /// their tangents (empty where zero), given the primals and their tangents (empty where zero).
 /// For primitives whose outputs and tangents come from one application of a transformed
@@ -185,8 +186,7 @@ STRATA_EXPORT std::vector<Array> bind(const Primitive &prim, std::vector<Array> 
 STRATA_EXPORT Array bind1(const Primitive &prim, std::vector<Array> inputs,
                           const Params &params = {});
 /// Runs only the shape rule (what the abstract level does for one primitive).
-STRATA_EXPORT std::vector<AbstractValue> abstract_eval(const Primitive &prim,
-                                                      std::span<const AbstractValue> in,
-                                                      const Params &params = {});
+STRATA_EXPORT std::vector<AbstractValue>
+abstract_eval(const Primitive &prim, std::span<const AbstractValue> in, const Params &params = {});
 
 } // namespace strata

@@ -72,10 +72,9 @@ STRATA_EXPORT FlatFn checkpoint_flat(FlatFn f, CheckpointPolicy policy = {});
 /// Tags x (identity) so that CheckpointPolicy::save_names can keep it.
 STRATA_EXPORT Array checkpoint_name(const Array &x, const std::string &name);
 /// f with a custom jvp: rule(primals, tangents) -> output tangents.
-STRATA_EXPORT FlatFn custom_jvp_flat(FlatFn f,
-                                     std::function<std::vector<Array>(const std::vector<Array> &,
-                                                                      const std::vector<Array> &)>
-                                         rule);
+STRATA_EXPORT FlatFn custom_jvp_flat(
+    FlatFn f,
+    std::function<std::vector<Array>(const std::vector<Array> &, const std::vector<Array> &)> rule);
 /// f with a custom vjp: fwd(primals) -> outputs followed by residuals (num_outputs of the
 /// former); bwd(residuals, output cotangents) -> input cotangents.
 STRATA_EXPORT FlatFn custom_vjp_flat(
@@ -124,13 +123,14 @@ inline Shape concat_shape(const Shape &a, const Shape &b) {
 }
 template <size_t... I, class Tuple> Tuple replace_at(Tuple args, const std::vector<Array> &flat) {
   const Array *it = flat.data();
-  ((std::get<I>(args) = Tree<plain_t<std::tuple_element_t<I, Tuple>>>::unflatten(
-        std::get<I>(args), it)),
+  ((std::get<I>(args) =
+        Tree<plain_t<std::tuple_element_t<I, Tuple>>>::unflatten(std::get<I>(args), it)),
    ...);
   return args;
 }
 // The gradient structure: the argument's own type for one argnum, a tuple for several.
-template <size_t... I, class Tuple> auto grads_like(const Tuple &args, const std::vector<Array> &g) {
+template <size_t... I, class Tuple>
+auto grads_like(const Tuple &args, const std::vector<Array> &g) {
   Tuple rebuilt = replace_at<I...>(args, g);
   if constexpr (sizeof...(I) == 1)
     return std::get<I...>(rebuilt);
@@ -174,15 +174,13 @@ STRATA_EXPORT std::string describe_input(size_t leaf, const std::vector<int> &ar
 /// Which argument each leaf of arguments I... comes from.
 template <size_t... I, class Tuple> std::vector<int> arg_of_leaves(const Tuple &args) {
   std::vector<int> out;
-  ((void)out.insert(out.end(),
-                    tree_leaves(std::get<I>(args)).size(), static_cast<int>(I)),
-   ...);
+  ((void)out.insert(out.end(), tree_leaves(std::get<I>(args)).size(), static_cast<int>(I)), ...);
   return out;
 }
 
 template <bool HasAux, size_t... I, class F, class Tuple>
 auto value_and_grad_impl(const F &f, const Tuple &args, std::string_view op) {
-  static_assert(((I < std::tuple_size_v<Tuple>)&&...), "strata::grad: argnum out of range");
+  static_assert(((I < std::tuple_size_v<Tuple>) && ...), "strata::grad: argnum out of range");
   using Out = plain_t<decltype(std::apply(f, args))>;
   std::vector<Array> flat = leaves_at<I...>(args);
   check_grad_inputs(flat, op, arg_of_leaves<I...>(args));
@@ -232,7 +230,7 @@ template <size_t... I> struct ArgnumsOr0 {
 template <size_t... I, class F> auto value_and_grad(F f) {
   return [f](const auto &...args) {
     return detail::ArgnumsOr0<I...>::template run<false>(f, std::make_tuple(args...),
-                                                        "value_and_grad");
+                                                         "value_and_grad");
   };
 }
 /// grad<I...>(f)(args...) -> the gradient of value_and_grad.
@@ -246,7 +244,7 @@ template <size_t... I, class F> auto grad(F f) {
 template <size_t... I, class F> auto value_and_grad_with_aux(F f) {
   return [f](const auto &...args) {
     return detail::ArgnumsOr0<I...>::template run<true>(f, std::make_tuple(args...),
-                                                       "value_and_grad");
+                                                        "value_and_grad");
   };
 }
 /// For f returning std::pair(scalar, aux): (gradient, aux).
@@ -303,19 +301,24 @@ template <class F>
 auto vmap(F f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes = {}) {
   return [f, in_axes, out_axes](const auto &...args) {
     auto targs = std::make_tuple(args...);
-    std::vector<int64_t> axes = in_axes.empty() ? std::vector<int64_t>(sizeof...(args), 0) : in_axes;
+    std::vector<int64_t> axes =
+        in_axes.empty() ? std::vector<int64_t>(sizeof...(args), 0) : in_axes;
     if (axes.size() != sizeof...(args))
       fail("vmap", "in_axes has ", axes.size(), " entries for ", sizeof...(args), " arguments");
     std::vector<int64_t> leaf_axes;
     std::vector<int> arg_of_leaf;
     int k = 0;
-    std::apply([&](const auto &...a) {
-      ((void)[&] {
-         size_t n = tree_leaves(a).size();
-         leaf_axes.insert(leaf_axes.end(), n, axes[k]);
-         arg_of_leaf.insert(arg_of_leaf.end(), n, k++);
-       }(), ...);
-    }, targs);
+    std::apply(
+        [&](const auto &...a) {
+          (
+              (void)[&] {
+                size_t n = tree_leaves(a).size();
+                leaf_axes.insert(leaf_axes.end(), n, axes[k]);
+                arg_of_leaf.insert(arg_of_leaf.end(), n, k++);
+              }(),
+              ...);
+        },
+        targs);
     auto [ff, like] = detail::flat_of(f, targs);
     std::vector<int64_t> oaxes = out_axes;
     std::vector<Array> outs;
@@ -399,8 +402,8 @@ struct StaticLeaves<std::tuple<Ts...>>
 template <class A, class B>
 struct StaticLeaves<std::pair<A, B>> : StaticLeaves<std::tuple<A, B>> {};
 template <class T, size_t N>
-struct StaticLeaves<std::array<T, N>>
-    : std::integral_constant<size_t, StaticLeaves<T>::value * N> {};
+struct StaticLeaves<std::array<T, N>> : std::integral_constant<size_t, StaticLeaves<T>::value * N> {
+};
 
 // The number of output leaves of ff (which returns the leaves of an Out) at `in`: from the type
 // when it can, else by tracing ff abstractly (shapes only, nothing is computed).

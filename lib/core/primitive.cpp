@@ -9,11 +9,11 @@
 #include <map>
 #include <mutex>
 
-#include "strata/internal/buffer.h"
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
-#include "strata/transforms.h"
+#include "strata/internal/buffer.h"
 #include "strata/internal/trace.h"
+#include "strata/transforms.h"
 
 namespace strata {
 
@@ -179,9 +179,9 @@ const Primitive &register_primitive(Primitive p) {
     throw Error(detail::cat("[register_primitive] '", p.name, "' is registered twice"),
                 ErrorKind::Internal);
   if (!p.shape_rule || !p.impl)
-    throw Error(detail::cat("[register_primitive] '", p.name,
-                            "' needs a shape rule and an implementation"),
-                ErrorKind::Internal);
+    throw Error(
+        detail::cat("[register_primitive] '", p.name, "' needs a shape rule and an implementation"),
+        ErrorKind::Internal);
   std::string name = p.name;
   auto &slot = r.by_name[name];
   slot = std::make_unique<Primitive>(std::move(p));
@@ -268,10 +268,9 @@ void check_float_outputs(unsigned checks, const Primitive &prim, std::span<const
     for (const Array &a : inputs)
       ins += (ins.empty() ? "" : ", ") + a.type_str();
     std::string p = params.str();
-    throw FloatingPointError(detail::cat("[", prim.name, "] invalid value (",
-                                         b == Bad::NaN ? "nan" : "inf", ") encountered in ",
-                                         prim.name, " with inputs (", ins, ")",
-                                         p.empty() ? "" : " and params {" + p + "}"));
+    throw FloatingPointError(detail::cat(
+        "[", prim.name, "] invalid value (", b == Bad::NaN ? "nan" : "inf", ") encountered in ",
+        prim.name, " with inputs (", ins, ")", p.empty() ? "" : " and params {" + p + "}"));
   }
 }
 } // namespace

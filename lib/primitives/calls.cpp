@@ -13,11 +13,11 @@
 
 #include "primitives/control_flow_impl.h"
 #include "strata/internal/trace.h"
-#include "trace/closure.h"
-#include "trace/transforms_impl.h"
 #include "strata/lax.h"
 #include "strata/ops.h"
 #include "strata/transforms.h"
+#include "trace/closure.h"
+#include "trace/transforms_impl.h"
 
 namespace strata {
 namespace {
@@ -190,8 +190,7 @@ const Primitive &remat_p = []() -> const Primitive & {
                const Params &params, std::vector<int64_t> &out_dims) -> Vec {
     const SubFnRef &fn = fn_ref(params, "fn");
     SubFnRef bf = batched_fn("remat", fn, {dims.begin(), dims.end()}, fn->in, ctx.axis_size);
-    Vec outs = strata::bind(remat_p, Vec(vals.begin(), vals.end()),
-                            remat_params(bf, params));
+    Vec outs = strata::bind(remat_p, Vec(vals.begin(), vals.end()), remat_params(bf, params));
     out_dims.assign(outs.size(), 0);
     return outs;
   };

@@ -12,7 +12,7 @@
 namespace strata {
 namespace {
 
-const Primitive &name_p = [] () -> const Primitive & {
+const Primitive &name_p = []() -> const Primitive & {
   Primitive p;
   p.name = "checkpoint_name";
   p.traits = kElementwise | kFusible | kLinear;
@@ -34,15 +34,18 @@ const Primitive &name_p = [] () -> const Primitive & {
   return register_primitive(std::move(p));
 }();
 
-bool saveable(const CheckpointPolicy &policy, const Primitive &prim,
-              const std::vector<Array> &vals, const Params &params) {
+bool saveable(const CheckpointPolicy &policy, const Primitive &prim, const std::vector<Array> &vals,
+              const Params &params) {
   switch (policy.kind) {
-  case CheckpointPolicy::Kind::Nothing: return false;
-  case CheckpointPolicy::Kind::Everything: return true;
-  case CheckpointPolicy::Kind::Dots: return prim.name == "dot_general";
+  case CheckpointPolicy::Kind::Nothing:
+    return false;
+  case CheckpointPolicy::Kind::Everything:
+    return true;
+  case CheckpointPolicy::Kind::Dots:
+    return prim.name == "dot_general";
   case CheckpointPolicy::Kind::Names:
-    return &prim == &name_p && std::count(policy.names.begin(), policy.names.end(),
-                                          params.get_string("name")) > 0;
+    return &prim == &name_p &&
+           std::count(policy.names.begin(), policy.names.end(), params.get_string("name")) > 0;
   case CheckpointPolicy::Kind::Callback: {
     if (!policy.saveable)
       throw Error("[checkpoint] a callback policy without a function", ErrorKind::Internal);

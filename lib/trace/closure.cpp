@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "strata/internal/trace.h"
 #include "strata/error.h"
+#include "strata/internal/trace.h"
 #include "strata/ops.h"
 
 namespace strata {

@@ -50,8 +50,9 @@ public:
   Array wrap(Array primal) {
     AbstractValue a = abstract_of(primal);
     int64_t id = tape->next_id++;
-    return Array::from_tracer(std::make_shared<GradTracer>(shared_from_this(), std::move(primal), id),
-                              a.shape, a.dtype, a.weak_type);
+    return Array::from_tracer(
+        std::make_shared<GradTracer>(shared_from_this(), std::move(primal), id), a.shape, a.dtype,
+        a.weak_type);
   }
 
   // Splits inputs into primal values and tape ids (-1 for values constant to this level).

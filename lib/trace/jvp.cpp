@@ -21,9 +21,9 @@ public:
 
   Array wrap(Array primal, Array tangent) {
     AbstractValue a = abstract_of(primal);
-    return Array::from_tracer(std::make_shared<JvpTracer>(shared_from_this(), std::move(primal),
-                                                          std::move(tangent)),
-                              a.shape, a.dtype, a.weak_type);
+    return Array::from_tracer(
+        std::make_shared<JvpTracer>(shared_from_this(), std::move(primal), std::move(tangent)),
+        a.shape, a.dtype, a.weak_type);
   }
 
   std::vector<Array> process(const Primitive &prim, std::span<const Array> inputs,

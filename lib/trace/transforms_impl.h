@@ -1,9 +1,9 @@
 // Internals shared by the transform levels.
 #pragma once
 
-#include "strata/transforms.h"
-#include "strata/internal/trace.h"
 #include "primitives/rules_impl.h"
+#include "strata/internal/trace.h"
+#include "strata/transforms.h"
 
 namespace strata {
 

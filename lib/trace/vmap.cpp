@@ -26,14 +26,13 @@ public:
     s.erase(s.begin() + bdim);
     DType dt = val.dtype();
     bool weak = val.weak_type();
-    return Array::from_tracer(std::make_shared<BatchTracer>(shared_from_this(), std::move(val), bdim),
-                              s, dt, weak);
+    return Array::from_tracer(
+        std::make_shared<BatchTracer>(shared_from_this(), std::move(val), bdim), s, dt, weak);
   }
 
   // Splits inputs into values and batch axes (kNotBatched for values not of this level);
   // true when any is of this level.
-  bool unwrap(std::span<const Array> inputs, std::vector<Array> &vals,
-              std::vector<int64_t> &dims) {
+  bool unwrap(std::span<const Array> inputs, std::vector<Array> &vals, std::vector<int64_t> &dims) {
     bool any = false;
     for (const Array &x : inputs) {
       auto *t = tracer_of<BatchTracer>(x, this);
@@ -83,8 +82,8 @@ std::vector<Array> vmap_flat(const FlatFn &f, const std::vector<Array> &inputs,
     int64_t n = inputs[i].shape()[axes[i]];
     if (size >= 0 && n != size)
       fail("vmap", "batch sizes disagree: ", detail::describe_input(i, arg_of_leaf), " of type ",
-           inputs[i].type_str(),
-           " has size ", n, " on axis ", axes[i], ", earlier arguments have ", size);
+           inputs[i].type_str(), " has size ", n, " on axis ", axes[i], ", earlier arguments have ",
+           size);
     size = n;
   }
   if (size < 0)

@@ -17,10 +17,17 @@ PYBIND11_MODULE(_core, m) {
     } catch (const Error &e) {
       PyObject *type = PyExc_ValueError;
       switch (e.kind()) {
-      case ErrorKind::Type: type = PyExc_TypeError; break;
-      case ErrorKind::Index: type = PyExc_IndexError; break;
-      case ErrorKind::Internal: type = PyExc_RuntimeError; break;
-      case ErrorKind::Value: break;
+      case ErrorKind::Type:
+        type = PyExc_TypeError;
+        break;
+      case ErrorKind::Index:
+        type = PyExc_IndexError;
+        break;
+      case ErrorKind::Internal:
+        type = PyExc_RuntimeError;
+        break;
+      case ErrorKind::Value:
+        break;
       }
       PyErr_SetString(type, e.what());
     }

@@ -22,7 +22,6 @@
 
 namespace strata::testutil {
 
-
 using Rng = std::mt19937_64;
 using Gen = std::function<std::vector<Array>(Rng &)>;
 
@@ -126,9 +125,8 @@ inline Row unary(std::string name, Array (*f)(const Array &), std::function<Arra
   return {std::move(name), [x](Rng &r) { return std::vector<Array>{x(r)}; }, unary_fn(f)};
 }
 inline Row binary(std::string name, Array (*f)(const Array &, const Array &),
-           std::function<Array(Rng &)> x, std::function<Array(Rng &)> y) {
-  return {std::move(name), [x, y](Rng &r) { return std::vector<Array>{x(r), y(r)}; },
-          binary_fn(f)};
+                  std::function<Array(Rng &)> x, std::function<Array(Rng &)> y) {
+  return {std::move(name), [x, y](Rng &r) { return std::vector<Array>{x(r), y(r)}; }, binary_fn(f)};
 }
 inline auto U(double lo, double hi, Shape s = kS) {
   return [lo, hi, s](Rng &r) { return uniform(r, s, lo, hi); };
@@ -191,7 +189,9 @@ inline std::vector<Row> make_rows() {
   add(unary("clz", lax::clz, [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
   add(unary("not", lax::bitwise_not, [](Rng &r) { return integers(r, kS, -50, 50); }));
   add({"integer_pow", [](Rng &r) { return std::vector<Array>{uniform(r, kS, -2, 2)}; },
-       [](const std::vector<Array> &in) { return std::vector<Array>{lax::integer_pow(in[0], 3)}; }});
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::integer_pow(in[0], 3)};
+       }});
 
   // ---- Elementwise binary
   add(binary("add", lax::add, U(-2, 2), U(-2, 2)));
@@ -199,8 +199,9 @@ inline std::vector<Row> make_rows() {
   add(binary("mul", lax::mul, U(-2, 2), U(-2, 2)));
   add(binary("div", lax::div, U(-2, 2), AwayFromZero()));
   // x / y stays off the integers, where rem's derivative in y jumps.
-  add(binary("rem", lax::rem, [](Rng &r) { return away_from_zero(r, kS, 0.2, 0.8); },
-             [](Rng &r) { return away_from_zero(r, kS, 1.0, 1.5); }));
+  add(binary(
+      "rem", lax::rem, [](Rng &r) { return away_from_zero(r, kS, 0.2, 0.8); },
+      [](Rng &r) { return away_from_zero(r, kS, 1.0, 1.5); }));
   add(binary("pow", lax::pow, U(0.4, 2), U(-1.5, 1.5)));
   add({"max",
        [](Rng &r) {
@@ -239,8 +240,7 @@ inline std::vector<Row> make_rows() {
   add({"polygamma", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
        [](const std::vector<Array> &in) {
          Array one = lax::integer_pow(in[0], 0);
-         return std::vector<Array>{
-             lax::polygamma(lax::stop_gradient(lax::add(one, one)), in[0])};
+         return std::vector<Array>{lax::polygamma(lax::stop_gradient(lax::add(one, one)), in[0])};
        }});
   add({"zeta", [](Rng &r) { return std::vector<Array>{uniform(r, kS, 0.5, 3)}; },
        [](const std::vector<Array> &in) {
@@ -259,12 +259,15 @@ inline std::vector<Row> make_rows() {
          Array b = lax::stop_gradient(lax::add(a, one));
          return std::vector<Array>{lax::betainc(a, b, in[0])};
        }});
-  add(binary("and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
-             [](Rng &r) { return integers(r, kS, -50, 50); }));
-  add(binary("or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },
-             [](Rng &r) { return bools(r, kS); }));
-  add(binary("xor", lax::bitwise_xor, [](Rng &r) { return integers(r, kS, 0, 255, uint8); },
-             [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
+  add(binary(
+      "and", lax::bitwise_and, [](Rng &r) { return integers(r, kS, -50, 50); },
+      [](Rng &r) { return integers(r, kS, -50, 50); }));
+  add(binary(
+      "or", lax::bitwise_or, [](Rng &r) { return bools(r, kS); },
+      [](Rng &r) { return bools(r, kS); }));
+  add(binary(
+      "xor", lax::bitwise_xor, [](Rng &r) { return integers(r, kS, 0, 255, uint8); },
+      [](Rng &r) { return integers(r, kS, 0, 255, uint8); }));
   // Comparisons draw from a few values so that ties occur.
   auto few = [](Rng &r) { return integers(r, kS, 0, 2, float64); };
   add(binary("eq", lax::eq, few, few));
@@ -276,9 +279,7 @@ inline std::vector<Row> make_rows() {
 
   // ---- select, clamp, convert_element_type, stop_gradient
   add({"select",
-       [](Rng &r) {
-         return std::vector<Array>{bools(r, kS), uniform(r, kS), uniform(r, kS)};
-       },
+       [](Rng &r) { return std::vector<Array>{bools(r, kS), uniform(r, kS), uniform(r, kS)}; },
        [](const std::vector<Array> &in) {
          return std::vector<Array>{lax::select(in[0], in[1], in[2])};
        }});
@@ -308,14 +309,11 @@ inline std::vector<Row> make_rows() {
   Row stop = unary("stop_gradient", lax::stop_gradient, U(-2, 2));
   stop.zero_derivative = true;
   add(stop);
-  add(unary(
-      "checkpoint_name", [](const Array &x) { return checkpoint_name(x, "tag"); }, U(-2, 2)));
+  add(unary("checkpoint_name", [](const Array &x) { return checkpoint_name(x, "tag"); }, U(-2, 2)));
 
   // ---- Shapes
   add({"iota", [](Rng &) { return std::vector<Array>{}; },
-       [](const std::vector<Array> &) {
-         return std::vector<Array>{lax::iota(int32, {2, 3}, 1)};
-       }});
+       [](const std::vector<Array> &) { return std::vector<Array>{lax::iota(int32, {2, 3}, 1)}; }});
   add({"broadcast_in_dim", [](Rng &r) { return std::vector<Array>{uniform(r, {3, 1})}; },
        [](const std::vector<Array> &in) {
          return std::vector<Array>{lax::broadcast_in_dim(in[0], {2, 3, 4}, {1, 2})};
@@ -386,8 +384,7 @@ inline std::vector<Row> make_rows() {
        }});
   add({"cumsum", [](Rng &r) { return std::vector<Array>{uniform(r, {3, 4})}; },
        [](const std::vector<Array> &in) { return std::vector<Array>{lax::cumsum(in[0], 1)}; }});
-  add({"cumprod",
-       [](Rng &r) { return std::vector<Array>{away_from_zero(r, {3, 4}, 0.5, 1.5)}; },
+  add({"cumprod", [](Rng &r) { return std::vector<Array>{away_from_zero(r, {3, 4}, 0.5, 1.5)}; },
        [](const std::vector<Array> &in) {
          return std::vector<Array>{lax::cumprod(in[0], 0, /*reverse=*/true)};
        }});
@@ -429,8 +426,7 @@ inline std::vector<Row> make_rows() {
        }});
   add({"scatter",
        [](Rng &r) {
-         return std::vector<Array>{uniform(r, {5, 4}), distinct_rows(r, 3, 5),
-                                   uniform(r, {3, 4})};
+         return std::vector<Array>{uniform(r, {5, 4}), distinct_rows(r, 3, 5), uniform(r, {3, 4})};
        },
        [](const std::vector<Array> &in) {
          lax::ScatterDimensionNumbers d{{1}, {0}, {0}};
@@ -446,14 +442,16 @@ inline std::vector<Row> make_rows() {
        [](const std::vector<Array> &in) { return lax::sort(in, -1, 1); }});
 
   // ---- Bits and random numbers
-  add(binary("shift_left", lax::shift_left, [](Rng &r) { return u32_bits(r, kS); },
-             [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
-  add(binary("shift_right_logical", lax::shift_right_logical,
-             [](Rng &r) { return u32_bits(r, kS); },
-             [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
-  add(binary("shift_right_arithmetic", lax::shift_right_arithmetic,
-             [](Rng &r) { return integers(r, kS, -100000, 100000); },
-             [](Rng &r) { return integers(r, kS, -2, 34); }));
+  add(binary(
+      "shift_left", lax::shift_left, [](Rng &r) { return u32_bits(r, kS); },
+      [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add(binary(
+      "shift_right_logical", lax::shift_right_logical, [](Rng &r) { return u32_bits(r, kS); },
+      [](Rng &r) { return integers(r, kS, 0, 34, uint32); }));
+  add(binary(
+      "shift_right_arithmetic", lax::shift_right_arithmetic,
+      [](Rng &r) { return integers(r, kS, -100000, 100000); },
+      [](Rng &r) { return integers(r, kS, -2, 34); }));
   Row bitcast{"bitcast_convert_type", [](Rng &r) { return std::vector<Array>{uniform(r, kS)}; },
               [](const std::vector<Array> &in) {
                 return std::vector<Array>{lax::bitcast_convert_type(in[0], int64)};
@@ -471,10 +469,7 @@ inline std::vector<Row> make_rows() {
        }});
   // ---- Host callbacks: a pure callback on integers (so not differentiated), run on the host
   // eagerly, per batch element under vmap, and from compiled code under jit.
-  add({"host_callback",
-       [](Rng &r) {
-         return std::vector<Array>{integers(r, {3, 4}, -9, 9)};
-       },
+  add({"host_callback", [](Rng &r) { return std::vector<Array>{integers(r, {3, 4}, -9, 9)}; },
        [](const std::vector<Array> &in) {
          static const int64_t id =
              register_host_callback({[](const std::vector<Array> &a) {

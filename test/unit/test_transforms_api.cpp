@@ -240,8 +240,7 @@ TEST(TransformsApi, VjpWithPytreesIsReusable) {
   auto [out, pullback] = vjp(pytree_fn, p, v);
   static_assert(std::is_same_v<decltype(out), std::map<std::string, Array>>);
   std::vector<double> p1 = values(p.first), p2 = values(p.second), v0 = values(v[0]);
-  expect_array(out.at("a"), map2(p1, v0, [](double x, double y) { return x * y; }), {2},
-               float64);
+  expect_array(out.at("a"), map2(p1, v0, [](double x, double y) { return x * y; }), {2}, float64);
 
   auto check = [&](std::vector<double> ca, std::vector<double> cb) {
     std::map<std::string, Array> ct{{"a", f64(ca)}, {"b", f64(cb)}};
@@ -259,7 +258,7 @@ TEST(TransformsApi, VjpWithPytreesIsReusable) {
   };
   check({1.0, 0.0}, {0.0, 2.0});
   check({-3.0, 0.5}, {1.0, 1.0}); // a second, different cotangent
-  check({1.0, 0.0}, {0.0, 2.0}); // and the first again: nothing was consumed
+  check({1.0, 0.0}, {0.0, 2.0});  // and the first again: nothing was consumed
 }
 
 TEST(TransformsApi, JvpWithPytreesMatchesHandAndTransposesVjp) {
@@ -285,8 +284,8 @@ TEST(TransformsApi, JvpWithPytreesMatchesHandAndTransposesVjp) {
   std::map<std::string, Array> ct{{"a", f64({0.7, -1.1})}, {"b", f64({2.0, 0.3})}};
   auto [gp, gv] = vjp(pytree_fn, p, v).second(ct);
   double lhs = dot(values(ct.at("a")), want_a) + dot(values(ct.at("b")), want_b);
-  double rhs = dot(values(gp.first), t1) + dot(values(gp.second), t2) +
-               dot(values(gv[0]), tv0) + dot(values(gv[1]), tv1);
+  double rhs = dot(values(gp.first), t1) + dot(values(gp.second), t2) + dot(values(gv[0]), tv0) +
+               dot(values(gv[1]), tv1);
   EXPECT_NEAR(lhs, rhs, 1e-13);
 }
 
@@ -406,9 +405,8 @@ TEST(TransformsApi, Hessian) {
 
 TEST(TransformsApi, EvalShapeWithPytrees) {
   auto f = [](const std::map<std::string, Array> &m, const std::vector<Array> &v) {
-    return std::make_pair(matmul(m.at("w"), v[0]),
-                          std::make_tuple(astype(v[1], float32) * 2.0, sum(m.at("b")),
-                                          v[1] + v[1]));
+    return std::make_pair(matmul(m.at("w"), v[0]), std::make_tuple(astype(v[1], float32) * 2.0,
+                                                                   sum(m.at("b")), v[1] + v[1]));
   };
   std::map<std::string, Array> m{{"w", ones({2, 3}, float64)}, {"b", ones({4}, float64)}};
   std::vector<Array> v{ones({3}, float64), ones({5}, int32)};
@@ -468,8 +466,7 @@ TEST(TransformsApi, CustomJvpUnderVmapKeepsTheRule) {
   std::vector<double> g3 = map1(values(x), [](double v) { return 3 * sigmoid(v); });
   expect_array(grad([f](const Array &x) { return sum(vmap(f)(x)); })(x), g3, {3}, float64, 1e-14);
   expect_array(jvp(vmap(f), std::make_tuple(x), std::make_tuple(t)).second,
-               map2(g3, values(t), [](double g, double u) { return g * u; }), {3}, float64,
-               1e-14);
+               map2(g3, values(t), [](double g, double u) { return g * u; }), {3}, float64, 1e-14);
   // Batched over a matrix's columns, with an unbatched second argument.
   auto h = custom_jvp([](const Array &a, const Array &b) { return a * b; },
                       [](const std::tuple<Array, Array> &p, const std::tuple<Array, Array> &t) {
@@ -478,9 +475,7 @@ TEST(TransformsApi, CustomJvpUnderVmapKeepsTheRule) {
                         return (ta * b + a * tb) * 2.0;
                       });
   Array m = f64({1, 2, 3, 4, 5, 6}, {2, 3}), b = f64({0.5, -1.0});
-  auto loss = [h](const Array &m, const Array &b) {
-    return sum(vmap(h, {1, kNotBatched})(m, b));
-  };
+  auto loss = [h](const Array &m, const Array &b) { return sum(vmap(h, {1, kNotBatched})(m, b)); };
   auto [gm, gb] = grad<0, 1>(loss)(m, b);
   // d/dm_ij = 2 b_i; d/db_i = 2 sum_j m_ij
   expect_array(gm, {1, 1, 1, -2, -2, -2}, {2, 3}, float64, 1e-15);
@@ -493,8 +488,7 @@ TEST(TransformsApi, CustomJvpIsNumericallyStable) {
   EXPECT_TRUE(std::isnan(grad(naive)(big).item<double>()));
   auto f = log1pexp();
   EXPECT_EQ(grad(f)(big).item<double>(), 1.0);
-  EXPECT_EQ(jvp(f, std::make_tuple(big), std::make_tuple(Array(2.0))).second.item<double>(),
-            2.0);
+  EXPECT_EQ(jvp(f, std::make_tuple(big), std::make_tuple(Array(2.0))).second.item<double>(), 2.0);
 }
 
 TEST(TransformsApi, CustomJvpHigherOrderDifferentiatesTheRule) {
@@ -512,8 +506,8 @@ TEST(TransformsApi, CustomJvpHigherOrderDifferentiatesTheRule) {
     EXPECT_NEAR(gj.item<double>(), want, 1e-14) << v;
     // Against finite differences of the first derivative.
     double h = 1e-6;
-    double fd = (grad(f)(Array(v + h)).item<double>() - grad(f)(Array(v - h)).item<double>()) /
-                (2 * h);
+    double fd =
+        (grad(f)(Array(v + h)).item<double>() - grad(f)(Array(v - h)).item<double>()) / (2 * h);
     EXPECT_NEAR(grad(grad(f))(x).item<double>(), fd, 1e-8) << v;
   }
 }
@@ -556,11 +550,10 @@ TEST(TransformsApi, CustomJvpWithPytreeArgumentsAndOutputs) {
 namespace {
 // sin(x) whose backward pass clips the cotangent cos(x) * g to [-0.5, 0.5].
 auto clipped_sin() {
-  return custom_vjp([](const Array &x) { return sin(x); },
-                    [](const Array &x) { return std::make_pair(sin(x), cos(x)); },
-                    [](const Array &c, const Array &g) {
-                      return clip(c * g, Array(-0.5), Array(0.5));
-                    });
+  return custom_vjp(
+      [](const Array &x) { return sin(x); },
+      [](const Array &x) { return std::make_pair(sin(x), cos(x)); },
+      [](const Array &c, const Array &g) { return clip(c * g, Array(-0.5), Array(0.5)); });
 }
 std::vector<double> clipped_cos(const std::vector<double> &x) {
   return map1(x, [](double v) { return std::clamp(std::cos(v), -0.5, 0.5); });
@@ -609,15 +602,16 @@ TEST(TransformsApi, CustomVjpForwardModeTransposesBwd) {
   // A correct rule for a non-elementwise function (y = A x + x * w): jvp matches finite
   // differences of the primal, and jacfwd equals jacrev.
   Array a = f64({1, 2, -1, 0.5, 3, 1}, {2, 3});
-  auto f = custom_vjp(
-      [a](const Array &x, const Array &w) { return matmul(a, x) + x[Slice(0, 2)] * w; },
-      [a](const Array &x, const Array &w) {
-        return std::make_pair(matmul(a, x) + x[Slice(0, 2)] * w, std::make_pair(x, w));
-      },
-      [a](const std::pair<Array, Array> &r, const Array &g) {
-        Array gx = matmul(transpose(a), g) + concatenate({g * r.second, zeros({1}, float64)});
-        return std::make_tuple(gx, g * r.first[Slice(0, 2)]);
-      });
+  auto f =
+      custom_vjp([a](const Array &x, const Array &w) { return matmul(a, x) + x[Slice(0, 2)] * w; },
+                 [a](const Array &x, const Array &w) {
+                   return std::make_pair(matmul(a, x) + x[Slice(0, 2)] * w, std::make_pair(x, w));
+                 },
+                 [a](const std::pair<Array, Array> &r, const Array &g) {
+                   Array gx =
+                       matmul(transpose(a), g) + concatenate({g * r.second, zeros({1}, float64)});
+                   return std::make_tuple(gx, g * r.first[Slice(0, 2)]);
+                 });
   Array x = f64({0.3, -1.2, 2.0}), w = f64({1.5, -0.5});
   Array tx = f64({1.0, 0.5, -2.0}), tw = f64({-1.0, 3.0});
   auto [y, ty] = jvp(f, std::make_tuple(x, w), std::make_tuple(tx, tw));
@@ -746,20 +740,19 @@ TEST(TransformsApi, CustomVjpMultipleArgumentsAndPytreeResiduals) {
 
 TEST(TransformsApi, CustomVjpPytreeOutputAndTupleCotangent) {
   // One argument: bwd may return the cotangent in a one-element tuple too.
-  auto f = custom_vjp(
-      [](const Array &x) { return std::make_pair(x * x, exp(x)); },
-      [](const Array &x) { return std::make_pair(std::make_pair(x * x, exp(x)), x); },
-      [](const Array &x, const std::pair<Array, Array> &g) {
-        return std::make_tuple(g.first * x * 2.0 + g.second * exp(x) * 10.0);
-      });
+  auto f =
+      custom_vjp([](const Array &x) { return std::make_pair(x * x, exp(x)); },
+                 [](const Array &x) { return std::make_pair(std::make_pair(x * x, exp(x)), x); },
+                 [](const Array &x, const std::pair<Array, Array> &g) {
+                   return std::make_tuple(g.first * x * 2.0 + g.second * exp(x) * 10.0);
+                 });
   Array x = f64({0.5, -1.0});
   auto g = grad([f](const Array &x) {
     auto [a, b] = f(x);
     return sum(a) + sum(b);
   })(x);
   std::vector<double> xv = values(x);
-  expect_array(g, map1(xv, [](double v) { return 2 * v + 10 * std::exp(v); }), {2}, float64,
-               1e-14);
+  expect_array(g, map1(xv, [](double v) { return 2 * v + 10 * std::exp(v); }), {2}, float64, 1e-14);
 }
 
 TEST(TransformsApi, CustomVjpGradOfGradDifferentiatesBwd) {
@@ -893,9 +886,11 @@ TEST(TransformsApi, ErrorsNameTheTransformAndArgument) {
   expect_error([&] { grad_flat(sum_flat, {f64({1})}, {-1}); }, {"[grad]", "argnums entry -1"});
   expect_error([&] { grad_flat(sum_flat, {f64({1}), Array(int32_t{2})}, {1}); },
                {"[grad]", "differentiated argument 1", "i32[]", "floating-point"});
-  expect_error([&] { grad_flat([](const std::vector<Array> &v) { return v; }, {f64({1}), f64({2})},
-                               {0, 1}); },
-               {"[grad]", "one scalar", "2 outputs"});
+  expect_error(
+      [&] {
+        grad_flat([](const std::vector<Array> &v) { return v; }, {f64({1}), f64({2})}, {0, 1});
+      },
+      {"[grad]", "one scalar", "2 outputs"});
 
   auto add = [](const Array &x, const Array &y) { return x + y; };
   expect_error([&] { vmap(add, {0, 2})(f64({1, 2}), f64({1, 2, 3, 4}, {2, 2})); },
@@ -912,21 +907,19 @@ TEST(TransformsApi, ErrorsNameTheTransformAndArgument) {
                {"[vmap]", "out_axes has 2 entries for 1 outputs"});
 
   auto [y, pullback] = vjp(vec_out, f64({1, 2, 3}));
-  expect_error([&] { pullback(f64({1, 2})); },
-               {"[vjp]", "cotangent 0", "f64[2]", "f64[3]"});
+  expect_error([&] { pullback(f64({1, 2})); }, {"[vjp]", "cotangent 0", "f64[2]", "f64[3]"});
   expect_error([&] { pullback(make({1, 2, 3}, float32)); },
                {"[vjp]", "cotangent 0", "f32[3]", "f64[3]"});
   // The pullback still works after a bad call.
-  expect_array(pullback(f64({1, 1, 1})), map1({1, 2, 3}, [](double v) { return std::exp(v); }),
-               {3}, float64, 1e-15);
+  expect_array(pullback(f64({1, 1, 1})), map1({1, 2, 3}, [](double v) { return std::exp(v); }), {3},
+               float64, 1e-15);
 
   expect_error([&] { jvp(vec_out, std::make_tuple(f64({1, 2})), std::make_tuple(f64({1}))); },
                {"[jvp]", "tangent 0", "f64[1]", "f64[2]"});
 
-  auto bad_rule = custom_jvp([](const Array &x) { return x * 2.0; },
-                             [](const std::tuple<Array> &, const std::tuple<Array> &t) {
-                               return sum(std::get<0>(t));
-                             });
+  auto bad_rule = custom_jvp(
+      [](const Array &x) { return x * 2.0; },
+      [](const std::tuple<Array> &, const std::tuple<Array> &t) { return sum(std::get<0>(t)); });
   expect_error([&] { jvp(bad_rule, std::make_tuple(f64({1, 2})), std::make_tuple(f64({1, 1}))); },
                {"[custom_jvp]", "rule returned tangent", "f64[]", "f64[2]"});
   auto bad_bwd = custom_vjp(

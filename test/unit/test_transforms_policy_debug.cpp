@@ -46,10 +46,8 @@ TEST(CheckpointPolicyCallback, DecidesWhatTheReplayRecomputes) {
   expect_near(replay_probe(CheckpointPolicy::nothing()), times_cos(2, 2));
   expect_near(replay_probe(CheckpointPolicy::everything()), times_cos(2, 1));
   auto by_name = [](std::string name) {
-    return CheckpointPolicy::callback(
-        [name](const Primitive &p, std::span<const AbstractValue>, const Params &) {
-          return p.name == name;
-        });
+    return CheckpointPolicy::callback([name](const Primitive &p, std::span<const AbstractValue>,
+                                             const Params &) { return p.name == name; });
   };
   expect_near(replay_probe(by_name("mul")), times_cos(2, 1)); // sin's input kept
   expect_near(replay_probe(by_name("sin")), times_cos(2, 2)); // cos(x c) needs mul: recomputed
@@ -65,17 +63,15 @@ TEST(CheckpointPolicyCallback, SeesInputAvalsAndParams) {
         seen.push_back(s + params.str() + ")");
         return false;
       });
-  FlatFn f = [](const std::vector<Array> &in) {
-    return std::vector<Array>{sum(sin(in[0]), {0})};
-  };
+  FlatFn f = [](const std::vector<Array> &in) { return std::vector<Array>{sum(sin(in[0]), {0})}; };
   std::vector<double> g = values(grad_flat(checkpoint_flat(f, policy), {make(kX)})[0]);
   expect_near(g, times_cos(1, 1));
   ASSERT_FALSE(seen.empty());
   bool saw_sin = false, saw_sum = false;
   for (const std::string &s : seen) {
     saw_sin = saw_sin || s.rfind("sin([4]f64;", 0) == 0;
-    saw_sum = saw_sum || (s.rfind("reduce_sum([4]f64;", 0) == 0 &&
-                          s.find("axes=") != std::string::npos);
+    saw_sum =
+        saw_sum || (s.rfind("reduce_sum([4]f64;", 0) == 0 && s.find("axes=") != std::string::npos);
   }
   EXPECT_TRUE(saw_sin) << seen[0];
   EXPECT_TRUE(saw_sum) << seen.back();
@@ -135,8 +131,8 @@ TEST(CompileTimeEval, OpsOnConcreteValuesRunEagerlyInLoopBodies) {
     concrete.push_back(staged.is_concrete());
     return std::vector<Array>{in[1] + k};
   };
-  std::vector<Array> out = lax::fori_loop_flat(Array(int32_t(0)), Array(int32_t(3)), body,
-                                          {make({0.0})});
+  std::vector<Array> out =
+      lax::fori_loop_flat(Array(int32_t(0)), Array(int32_t(3)), body, {make({0.0})});
   EXPECT_EQ(values(out[0]), std::vector<double>{18.0});
   ASSERT_GE(concrete.size(), 2u);
   EXPECT_TRUE(concrete[0]);

@@ -14,7 +14,6 @@
 
 namespace strata {
 
-
 class TraceLevel : public std::enable_shared_from_this<TraceLevel> {
 public:
   virtual ~TraceLevel() = default;
