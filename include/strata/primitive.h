@@ -80,6 +80,10 @@ private:
   std::vector<std::pair<std::string, ParamValue>> items_;
 };
 
+/// One parameter value as Params::str prints it (a sub-function as its name, signature and
+/// identity).
+STRATA_EXPORT std::string param_str(const ParamValue &value);
+
 /// Declared properties; categories such as "elementwise" come from these, never from a list.
 enum Trait : uint32_t {
   kNone = 0,

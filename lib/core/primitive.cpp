@@ -97,7 +97,7 @@ static std::string sub_fn_str(const SubFnRef &f) {
   return s + ") consts=" + std::to_string(f->num_consts) + " @" + id + "}";
 }
 
-static std::string value_str(const ParamValue &v) {
+std::string param_str(const ParamValue &v) {
   struct V {
     std::string operator()(bool b) const { return b ? "true" : "false"; }
     std::string operator()(int64_t i) const { return std::to_string(i); }
@@ -126,7 +126,7 @@ std::string Params::str() const {
   for (const auto &[k, v] : items_) {
     if (!s.empty())
       s += ", ";
-    s += k + "=" + value_str(v);
+    s += k + "=" + param_str(v);
   }
   return s;
 }

@@ -27,14 +27,11 @@ py::object param_value(const ParamValue &v) {
     py::object operator()(const std::string &s) const { return py::str(s); }
     py::object operator()(DType t) const { return numpy_dtype(t); }
     py::object operator()(const std::vector<int64_t> &v) const { return shape_tuple(v); }
-    // Sub-functions are shown as their description (name, signature, identity).
-    py::object operator()(const SubFnRef &) const { return py::none(); }
-    py::object operator()(const std::vector<SubFnRef> &) const { return py::none(); }
-    py::object operator()(const PolicyRef &) const { return py::none(); }
+    // Sub-functions and policies are shown as their description (name, signature, identity).
+    py::object operator()(const SubFnRef &f) const { return py::str(param_str(f)); }
+    py::object operator()(const std::vector<SubFnRef> &fs) const { return py::str(param_str(fs)); }
+    py::object operator()(const PolicyRef &p) const { return py::str(param_str(p)); }
   };
-  if (std::holds_alternative<SubFnRef>(v) || std::holds_alternative<std::vector<SubFnRef>>(v) ||
-      std::holds_alternative<PolicyRef>(v))
-    return py::str(Params{{"f", v}}.str().substr(2));
   return std::visit(V{}, v);
 }
 
