@@ -102,7 +102,22 @@ def blas_in_use():
         return "unknown"
 
 
+def meets(r):
+    """Whether record `r` meets its target: "target_ratio" bounds strata / peer (an upper bound
+    when lower is better); "target" is a ratio when higher is better and an absolute value
+    (us, ms) when lower is; without either, beating the peer."""
+    if "target_ratio" in r:
+        return r["ratio"] <= r["target_ratio"] if r["better"] == "lower" else \
+            r["ratio"] >= r["target_ratio"]
+    if "target" not in r:
+        return r["ratio"] >= 1 if r["better"] == "higher" else r["ratio"] <= 1
+    if r["better"] == "higher":
+        return r["ratio"] >= r["target"]
+    return r["strata"] <= r["target"]
+
+
 def plot(records, path):
+    records = [r for r in records if not r.get("curve")]  # curve points have their own plot
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -110,19 +125,7 @@ def plot(records, path):
     names = [r["name"] for r in records]
     speed = [r["ratio"] if r["better"] == "higher" else 1.0 / r["ratio"] for r in records]
     fig, ax = plt.subplots(figsize=(8, 0.5 * len(records) + 1.5))
-    # Targets: "target_ratio" bounds strata / peer (an upper bound when lower is better);
-    # "target" is a ratio when higher is better and an absolute value (us, ms) when lower is.
-    def meets(r, s):  # the target when there is one, else beating the peer
-        if "target_ratio" in r:
-            return r["ratio"] <= r["target_ratio"] if r["better"] == "lower" else \
-                r["ratio"] >= r["target_ratio"]
-        if "target" not in r:
-            return s >= 1
-        if r["better"] == "higher":
-            return r["ratio"] >= r["target"]
-        return r["strata"] <= r["target"]
-    ax.barh(names, speed, color=["tab:green" if meets(r, s) else "tab:red"
-                                 for r, s in zip(records, speed)])
+    ax.barh(names, speed, color=["tab:green" if meets(r) else "tab:red" for r in records])
     ax.axvline(1.0, color="black", linewidth=0.8)
     for r, s in zip(records, speed):
         if "target_ratio" in r:
@@ -141,6 +144,9 @@ def plot(records, path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 when a jit_vs_eager record finds a jitted workload slower than "
+                         "eager")
     ap.add_argument("filter", nargs="?", default="")
     args = ap.parse_args()
     records = []
@@ -151,6 +157,7 @@ def main():
     records += peer_records(args.filter, records)
     records += run_python(args.build, args.filter)
     records += run_python(args.build, args.filter, "bench_control_flow.py")
+    records += run_python(args.build, args.filter, "bench_workloads.py")
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')
@@ -172,6 +179,13 @@ def main():
         json.dump(records, f, indent=1)
     plot(records, os.path.join(out_dir, "latest.png"))
     print("wrote", os.path.join(out_dir, "latest.json"), "and latest.png")
+    missed = [r for r in records if not r.get("curve") and not meets(r)]
+    for r in missed:
+        print(f'target missed: {r["name"]} ratio {r["ratio"]:.3f}')
+    slower = [r for r in missed if r["name"].startswith("jit_vs_eager_")]
+    if args.check and slower:
+        print("jit slower than eager:", ", ".join(r["name"] for r in slower))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
