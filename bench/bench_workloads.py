@@ -7,6 +7,8 @@ the growth of compile time with program size (written to bench/results/compile_g
 
 Every workload is also run eagerly: its `jit_vs_eager_*` record holds the rule that a jitted
 workload is at least as fast as the same workload eager (scripts/bench --check fails on it).
+With STRATA_BENCH_SMOKE=1 every workload runs once at small sizes, untimed, and its jitted
+result is checked against the eager one (test/python/test_bench_workloads.py).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_workloads.py [filter]
 """
@@ -27,9 +29,16 @@ from timing import record, run_benches, time_per_call  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THREADS = int(os.environ.get("STRATA_NUM_THREADS", os.cpu_count()))
+SMOKE = os.environ.get("STRATA_BENCH_SMOKE") == "1"
+
+
+def size(full, smoke):
+    return smoke if SMOKE else full
 
 
 def torch_or_none():
+    if SMOKE:
+        return None
     try:
         import torch
     except ImportError:
@@ -54,7 +63,13 @@ def jit_and_eager(name, fn, args, peer_ms, peer_desc, unit_note, target_ratio=No
     user's would be: the timed calls do not convert them."""
     args = strata.tree_util.tree_map(jnp.asarray, args)
     jf = strata.jit(fn)
-    block(jf(*args))
+    got = block(jf(*args))
+    if SMOKE:
+        want = block(fn(*args))
+        for g, w in zip(strata.tree_util.tree_leaves(got), strata.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-5,
+                                       err_msg=name)
+        return jf
     s = time_per_call(lambda: block(jf(*args)), inner, reps) * 1e3
     e = time_per_call(lambda: block(fn(*args)), 1, 3) * 1e3
     extra = {"note": unit_note, "peer_threads": THREADS}
@@ -69,7 +84,7 @@ def jit_and_eager(name, fn, args, peer_ms, peer_desc, unit_note, target_ratio=No
 
 # --- the transformer --------------------------------------------------------------------------
 
-B, T, D, H, F = 8, 128, 256, 4, 1024
+B, T, D, H, F = size(8, 2), size(128, 8), size(256, 16), 4, size(1024, 32)
 
 
 def transformer_params(rng, layers=2):
@@ -151,7 +166,7 @@ def bench_transformer():
         jit_and_eager("transformer2_train_step" + suffix, fn, (params, x, y), peer,
                            "PyTorch 1.13 eager, same model (same run)", note,
                            target_ratio=0.8)
-        if not dense2d:
+        if not dense2d and not SMOKE:
             cold = strata.jit(fn)
             block(cold(params, x, y))
             record("transformer2_train_step_compile", "ms",
@@ -186,9 +201,10 @@ def row_fns(torch):
 def bench_row_reductions():
     torch = torch_or_none()
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((4096, 1024)).astype(np.float32)
+    rows, cols = size(4096, 16), size(1024, 37)
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
     for name, f, tf in row_fns(torch):
-        w = rng.standard_normal((4096, 1 if name == "logsumexp" else 1024)).astype(np.float32)
+        w = rng.standard_normal((rows, 1 if name == "logsumexp" else cols)).astype(np.float32)
         g = strata.grad(lambda x, w: jnp.sum(f(x) * w))
         peer = None
         if tf is not None:
@@ -201,11 +217,12 @@ def bench_row_reductions():
 
 def bench_last_axis_sum():
     torch = torch_or_none()
-    x = np.random.default_rng(2).standard_normal((4096, 4096)).astype(np.float32)
+    n = size(4096, 37)
+    x = np.random.default_rng(2).standard_normal((n, n)).astype(np.float32)
     peer = time_per_call(lambda: x.sum(axis=-1), 1, 7) * 1e3
     jit_and_eager("sum_last_axis_4096x4096", lambda x: jnp.sum(x, axis=-1), (x,), peer,
                   "numpy 1.24 x.sum(axis=-1) (same run)", "f32", target_ratio=1.0)
-    if torch:
+    if torch and not SMOKE:
         tx = torch.from_numpy(x)
         tp = time_per_call(lambda: tx.sum(-1), 1, 7) * 1e3
         jf = strata.jit(lambda x: jnp.sum(x, axis=-1))
@@ -219,7 +236,7 @@ def bench_last_axis_sum():
 # --- scans and sort ---------------------------------------------------------------------------
 
 def bench_cumsum():
-    x = np.random.default_rng(3).standard_normal(10**7).astype(np.float32)
+    x = np.random.default_rng(3).standard_normal(size(10**7, 1001)).astype(np.float32)
     peer = time_per_call(lambda: np.cumsum(x), 1, 7) * 1e3
     jit_and_eager("cumsum_1e7_f32", lambda x: jnp.cumsum(x), (x,), peer,
                   "numpy 1.24 np.cumsum (same run)", "f32[1e7]", target_ratio=1.2)
@@ -227,10 +244,13 @@ def bench_cumsum():
 
 def bench_sort():
     rng = np.random.default_rng(4)
-    x = rng.standard_normal(10**6).astype(np.float32)
+    x = rng.standard_normal(size(10**6, 1001)).astype(np.float32)
+    x[::97] = x[1::97]  # ties: the sort must be stable
     peer = time_per_call(lambda: np.sort(x), 1, 7) * 1e3
     jit_and_eager("sort_1e6_f32", lambda x: jnp.sort(x), (x,), peer,
                   "numpy 1.24 np.sort (same run)", "f32[1e6]", target_ratio=2.0)
+    if SMOKE:
+        return
     xs = jnp.asarray(x)
     e = time_per_call(lambda: block(jnp.sort(xs)), 1, 5) * 1e3
     record("eager_sort_1e6_f32", "ms", e, "numpy 1.24 np.sort (same run)", peer, "lower",
@@ -244,12 +264,13 @@ def bench_sort():
 
 def bench_per_example_grads():
     rng = np.random.default_rng(5)
-    params = {"w1": (0.05 * rng.standard_normal((784, 256))).astype(np.float32),
-              "b1": np.zeros(256, np.float32),
-              "w2": (0.05 * rng.standard_normal((256, 10))).astype(np.float32),
+    n_in, hid, batch = size(784, 24), size(256, 16), size(128, 5)
+    params = {"w1": (0.05 * rng.standard_normal((n_in, hid))).astype(np.float32),
+              "b1": np.zeros(hid, np.float32),
+              "w2": (0.05 * rng.standard_normal((hid, 10))).astype(np.float32),
               "b2": np.zeros(10, np.float32)}
-    x = rng.standard_normal((128, 784)).astype(np.float32)
-    y = rng.integers(0, 10, 128).astype(np.int32)
+    x = rng.standard_normal((batch, n_in)).astype(np.float32)
+    y = rng.integers(0, 10, batch).astype(np.int32)
 
     def loss(p, x, y):
         h = jnp.maximum(x @ p["w1"] + p["b1"], 0.0)
@@ -297,6 +318,12 @@ def compile_seconds(fn, args, reps):
 
 
 def bench_compile_growth():
+    if SMOKE:  # the jitted chain and MLP step against eager, at small sizes
+        jit_and_eager("chain", chain(7), (np.linspace(-2, 2, 33, dtype=np.float32),), None,
+                      None, "")
+        fn, args = mlp_step(3, 8, 4)
+        jit_and_eager("mlp_step", fn, args, None, None, "")
+        return
     x = np.ones(1024, np.float32)
     curves = {"chain": [], "mlp": []}
     for n in (10, 100, 1000, 3000):
