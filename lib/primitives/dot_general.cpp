@@ -7,12 +7,12 @@
 #include <numeric>
 #include <optional>
 
+#include "primitives/blis_gemm.h"
 #include "primitives/elementwise_impl.h"
 #include "primitives/rules_impl.h"
 #include "strata/internal/blas.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
-#include <blis.h>
 
 namespace strata {
 namespace {
@@ -246,46 +246,23 @@ void loop_matmul(const C *a, const C *w, C *c, int64_t nb, int64_t m, int64_t k,
                });
 }
 
-// gemm through BLIS's typed API with a per-call thread count (BLIS's global count is
-// process-wide, and waking its OpenMP team for a tiny product costs more than the product).
+/// c (m x n, leading dimension ldc) = op(a) * op(b), with op a transposition when `ta`/`tb`.
 template <class T>
-void gemm(int threads, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
-          const T *b, int64_t ldb, T *c, int64_t ldc) {
-  rntm_t rntm = BLIS_RNTM_INITIALIZER;
-  bli_rntm_set_num_threads(threads, &rntm);
-  T one = 1, zero = 0;
-  trans_t tra = ta ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
-          trb = tb ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
-  if constexpr (std::is_same_v<T, float>)
-    bli_sgemm_ex(tra, trb, m, n, k, &one, const_cast<T *>(a), lda, 1, const_cast<T *>(b), ldb, 1,
-                 &zero, c, ldc, 1, nullptr, &rntm);
-  else
-    bli_dgemm_ex(tra, trb, m, n, k, &one, const_cast<T *>(a), lda, 1, const_cast<T *>(b), ldb, 1,
-                 &zero, c, ldc, 1, nullptr, &rntm);
-}
-/// Threads for one product: all of Strata's for large ones, one below about 2 MFLOP.
-int gemm_threads(int64_t m, int64_t n, int64_t k) {
-  return m * n * k < (int64_t{1} << 20) ? 1 : num_threads();
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda, const T *b,
+          int64_t ldb, T *c, int64_t ldc) {
+  blis_gemm<T>(m, n, k, T(1), {a, ta ? 1 : lda, ta ? lda : 1}, {b, tb ? 1 : ldb, tb ? ldb : 1},
+               T(0), {c, ldc, 1});
 }
 
-/// BLIS's typed gemm with general strides: c += a * b.
+/// Batch element i of strided_gemm: c[i] = a[i] * b[i] (+ c[i] when accumulating).
 template <class T>
-void gemm_general(int threads, int64_t m, int64_t n, int64_t k, const GemmArg &a, const GemmArg &b,
+void gemm_general(int64_t m, int64_t n, int64_t k, const GemmArg &a, const GemmArg &b,
                   const GemmArg &c, int64_t i, bool accumulate) {
-  rntm_t rntm = BLIS_RNTM_INITIALIZER;
-  bli_rntm_set_num_threads(threads, &rntm);
-  T one = 1, beta = accumulate ? 1 : 0;
-  T *pa = static_cast<T *>(a.data) + i * a.batch_stride;
-  T *pb = static_cast<T *>(b.data) + i * b.batch_stride;
+  const T *pa = static_cast<const T *>(a.data) + i * a.batch_stride;
+  const T *pb = static_cast<const T *>(b.data) + i * b.batch_stride;
   T *pc = static_cast<T *>(c.data) + i * c.batch_stride;
-  if constexpr (std::is_same_v<T, float>)
-    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
-                 a.col_stride, pb, b.row_stride, b.col_stride, &beta, pc, c.row_stride,
-                 c.col_stride, nullptr, &rntm);
-  else
-    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, pa, a.row_stride,
-                 a.col_stride, pb, b.row_stride, b.col_stride, &beta, pc, c.row_stride,
-                 c.col_stride, nullptr, &rntm);
+  blis_gemm<T>(m, n, k, T(1), {pa, a.row_stride, a.col_stride}, {pb, b.row_stride, b.col_stride},
+               T(accumulate ? 1 : 0), {pc, c.row_stride, c.col_stride});
 }
 
 /// A float operand as gemm sees it: in place when its layout allows, otherwise packed.
@@ -337,20 +314,17 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
     if (!fits) {
       loop_matmul(a.data, w.data, c, nb, m, k, n);
     } else {
-      auto one = [&](int64_t b, int threads) {
-        gemm<CT>(threads, a.trans, w.trans, m, n, k, a.data + a.offsets[b], a.ld,
-                 w.data + w.offsets[b], w.ld, c + b * m * n, n);
+      auto one = [&](int64_t b) {
+        gemm<CT>(a.trans, w.trans, m, n, k, a.data + a.offsets[b], a.ld, w.data + w.offsets[b],
+                 w.ld, c + b * m * n, n);
       };
-      if (nb > 1 && m * n * k < (int64_t{1} << 21) && num_threads() > 1) {
-        // A batch of small products: in parallel on our pool, one BLAS thread each.
-        parallel_for(nb, 1, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i)
-            one(i, 1);
-        });
-      } else {
-        for (int64_t b = 0; b < nb; ++b)
-          one(b, gemm_threads(m, n, k));
-      }
+      // A batch of small products runs in parallel across the batch (each product then runs
+      // on one thread: blis_gemm does not fork inside the pool); large ones split themselves.
+      bool across = nb > 1 && m * n * k < (int64_t{1} << 21);
+      parallel_for(nb, across ? 1 : nb, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          one(i);
+      });
     }
   }
   if (tmp) {
@@ -579,12 +553,11 @@ void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, c
                   const GemmArg &b, const GemmArg &c, bool accumulate) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  int threads = gemm_threads(m, n, k);
   for (int64_t i = 0; i < batch; ++i) {
     if (dtype == DType::Float32)
-      gemm_general<float>(threads, m, n, k, a, b, c, i, accumulate);
+      gemm_general<float>(m, n, k, a, b, c, i, accumulate);
     else if (dtype == DType::Float64)
-      gemm_general<double>(threads, m, n, k, a, b, c, i, accumulate);
+      gemm_general<double>(m, n, k, a, b, c, i, accumulate);
     else
       fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
   }

@@ -1,0 +1,65 @@
+// BLIS gemm on general strides, in blocks on Strata's pool (see blis_gemm.h for why).
+#include "primitives/blis_gemm.h"
+
+#include <algorithm>
+
+#include "strata/internal/thread_pool.h"
+#include <blis.h>
+
+namespace strata {
+namespace {
+
+/// Rows (or columns) per block are a multiple of this, so that blocks cover whole BLIS
+/// micro-tiles and no thread gets a sliver.
+constexpr int64_t kBlockAlign = 32;
+/// Below this many multiply-adds one thread is faster than waking another.
+constexpr int64_t kParallelMacs = int64_t{1} << 21;
+
+template <class T>
+void one_thread(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa,
+                const T *b, int64_t rsb, int64_t csb, T beta, T *c, int64_t rsc, int64_t csc) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(1, &rntm);
+  T *pa = const_cast<T *>(a), *pb = const_cast<T *>(b);
+  if constexpr (std::is_same_v<T, float>)
+    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, pa, rsa, csa, pb, rsb, csb,
+                 &beta, c, rsc, csc, nullptr, &rntm);
+  else
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, pa, rsa, csa, pb, rsb, csb,
+                 &beta, c, rsc, csc, nullptr, &rntm);
+}
+
+} // namespace
+
+template <class T>
+void blis_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> a,
+               StridedMatrix<const T> b, T beta, StridedMatrix<T> c) {
+  if (m <= 0 || n <= 0)
+    return;
+  bool split_rows = m >= n;
+  int64_t extent = split_rows ? m : n;
+  int64_t blocks = (extent + kBlockAlign - 1) / kBlockAlign;
+  if (num_threads() <= 1 || blocks < 2 || m * n * std::max<int64_t>(k, 1) < kParallelMacs) {
+    one_thread(m, n, k, alpha, a.data, a.row_stride, a.col_stride, b.data, b.row_stride,
+               b.col_stride, beta, c.data, c.row_stride, c.col_stride);
+    return;
+  }
+  parallel_for(blocks, 1, [&](int64_t lo, int64_t hi) {
+    int64_t begin = lo * kBlockAlign, end = std::min(extent, hi * kBlockAlign);
+    if (split_rows)
+      one_thread(end - begin, n, k, alpha, a.data + begin * a.row_stride, a.row_stride,
+                 a.col_stride, b.data, b.row_stride, b.col_stride, beta,
+                 c.data + begin * c.row_stride, c.row_stride, c.col_stride);
+    else
+      one_thread(m, end - begin, k, alpha, a.data, a.row_stride, a.col_stride,
+                 b.data + begin * b.col_stride, b.row_stride, b.col_stride, beta,
+                 c.data + begin * c.col_stride, c.row_stride, c.col_stride);
+  });
+}
+
+template void blis_gemm<float>(int64_t, int64_t, int64_t, float, StridedMatrix<const float>,
+                               StridedMatrix<const float>, float, StridedMatrix<float>);
+template void blis_gemm<double>(int64_t, int64_t, int64_t, double, StridedMatrix<const double>,
+                                StridedMatrix<const double>, double, StridedMatrix<double>);
+
+} // namespace strata

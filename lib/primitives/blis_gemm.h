@@ -1,0 +1,25 @@
+// BLIS gemm on general strides, parallelized on Strata's pool rather than by BLIS's threads.
+#pragma once
+
+#include <cstdint>
+
+namespace strata {
+
+/// One matrix operand: element pointer and row/column strides in elements (either may be 1, so
+/// row-major, column-major and transposed views need no copy).
+template <class T> struct StridedMatrix {
+  T *data;
+  int64_t row_stride, col_stride;
+};
+
+/// c (m x n) = alpha * a (m x k) * b (k x n) + beta * c, for T = float or double.
+///
+/// Products of more than about 4 MFLOP are split into blocks of rows (or of columns, when n is
+/// the longer side) that run on Strata's thread pool, one single-threaded BLIS call each. BLIS's
+/// own threads synchronize through spinning barriers, which collapse (measured 5-200x slower
+/// than one thread) as soon as another process shares the cores; the pool blocks instead.
+template <class T>
+void blis_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> a,
+               StridedMatrix<const T> b, T beta, StridedMatrix<T> c);
+
+} // namespace strata
