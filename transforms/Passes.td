@@ -433,7 +433,7 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
     into Strata's: a reduction to [-pi/4, pi/4] in double precision (Cody-Waite below 2^28,
     Payne-Hanek with a 24-word table of 4/pi above, both branch-free) and two polynomials.
     They have no libm call in a loop body, so LLVM vectorizes the loops that contain them;
-    their error is a few ulp (docs/approximate-math.md has the measured table; the jit
+    their error is a few ulp (docs/passes.md has the measured table; the jit
     differential and edge tests bound it against libstrata's libm-based kernels). Subnormal
     inputs of log and log2 are scaled into the normal range first. f64 ops, sin and cos in GPU
     kernels (libdevice's stay) and atan2 (whose approximation gives NaN at (0, 0) and
