@@ -7,9 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
@@ -67,42 +65,21 @@ void guardSubnormalLogs(Operation *root) {
   }
 }
 
-/// 4/pi in 8-bit steps: entry k holds bits 8k-24 .. 8k+7 after the point (zeros before the
-/// first), so any 96-bit window that an f32 exponent needs is three entries 4 apart.
-constexpr uint32_t kInvPio4[24] = {
-    0x000000a2, 0x0000a2f9, 0x00a2f983, 0xa2f9836e, 0xf9836e4e, 0x836e4e44, 0x6e4e4415, 0x4e441529,
-    0x441529fc, 0x1529fc27, 0x29fc2757, 0xfc2757d1, 0x2757d1f5, 0x57d1f534, 0xd1f534dd, 0xf534ddc0,
-    0x34ddc0db, 0xddc0db62, 0xc0db6295, 0xdb629599, 0x6295993c, 0x95993c43, 0x993c4390, 0x3c439041};
-constexpr llvm::StringLiteral kInvPio4Name = "__strata_inv_pio4";
-
-/// The constant global holding kInvPio4 in the module around `op` (made once).
-Value invPio4Table(ImplicitLocOpBuilder &b, Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto type = MemRefType::get({24}, b.getI32Type());
-  if (!SymbolTable::lookupSymbolIn(module, kInvPio4Name)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    SmallVector<int32_t> words;
-    for (uint32_t w : kInvPio4)
-      words.push_back(static_cast<int32_t>(w));
-    auto init = DenseElementsAttr::get(RankedTensorType::get({24}, b.getI32Type()),
-                                       ArrayRef<int32_t>(words));
-    memref::GlobalOp::create(b, kInvPio4Name, b.getStringAttr("private"), type, init,
-                             /*constant=*/true, /*alignment=*/IntegerAttr());
-  }
-  return memref::GetGlobalOp::create(b, type, kInvPio4Name);
-}
+/// 4/pi in 192 bits (floor(4/pi 2^191)), least significant word first: Payne-Hanek reads the 96
+/// bits that an argument's exponent needs out of it.
+constexpr uint64_t kInvPio4[3] = {0xdb6295993c439041ULL, 0xfc2757d1f534ddc0ULL,
+                                  0xa2f9836e4e441529ULL};
 
 /// sin(x) or cos(x) of an f32 scalar, exact to about 0.6 ULP over the whole f32 range. The
 /// argument is reduced to r in [-pi/4, pi/4] and a quadrant n in double precision: by
 /// Cody-Waite with pi/2 in three doubles for |x| < 2^28 (exact there: j pi/2 is formed by fmas
 /// and its error is j 2^-160), and by Payne-Hanek for larger |x|: the 24-bit mantissa times the
-/// 96 bits of 4/pi that its exponent selects (a table read, a gather once vectorized), in
-/// integers, as glibc's sinf does. Both run on every element, branch-free, so the loop
+/// 96 bits of 4/pi that its exponent selects (shifted out of three constants), in integers, as
+/// glibc's sinf does with a table. Both run on every element, branch-free, so the loop
 /// vectorizes; a select keeps the one that applies. sin or cos of r (odd and even polynomials
 /// fitted on [0, pi/4], relative error 4e-9 and 7e-11) and n's sign and swap give the result,
 /// rounded once to f32. sin(x) = x below 2^-12 (and keeps -0); infinities and NaN give NaN.
-Value sinCos(ImplicitLocOpBuilder &b, Operation *op, Value x, bool cosine) {
+Value sinCos(ImplicitLocOpBuilder &b, Value x, bool cosine) {
   Type f32 = b.getF32Type(), f64 = b.getF64Type(), i32 = b.getI32Type(), i64 = b.getI64Type();
   auto f = [&](double v) -> Value { return arith::ConstantOp::create(b, b.getF64FloatAttr(v)); };
   auto i = [&](int64_t v, Type t) -> Value {
@@ -132,20 +109,32 @@ Value sinCos(ImplicitLocOpBuilder &b, Operation *op, Value x, bool cosine) {
   Value mant =
       arith::OrIOp::create(b, arith::AndIOp::create(b, abits, i(0x7fffff, i32)), i(0x800000, i32));
   mant = arith::ShLIOp::create(b, mant, shift);
-  Value table = invPio4Table(b, op);
-  auto word = [&](int64_t offset) -> Value {
-    Value k = arith::IndexCastUIOp::create(b, b.getIndexType(),
-                                           arith::AddIOp::create(b, idx, i(offset, i32)));
-    return memref::LoadOp::create(b, table, ValueRange{k});
+  // The 64 bits of kInvPio4 from bit t (0 <= t <= 152) on, by shifts and selects (no table read,
+  // so nothing but arithmetic once vectorized).
+  auto window = [&](Value t) -> Value {
+    Value q = arith::ShRUIOp::create(b, t, i(6, i64));
+    Value rem = arith::AndIOp::create(b, t, i(63, i64));
+    Value q0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, q, i(0, i64));
+    Value q1 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, q, i(1, i64));
+    auto word = [&](int k) { return i(static_cast<int64_t>(kInvPio4[k]), i64); };
+    Value lo =
+        arith::SelectOp::create(b, q0, word(0), arith::SelectOp::create(b, q1, word(1), word(2)));
+    Value hi =
+        arith::SelectOp::create(b, q0, word(1), arith::SelectOp::create(b, q1, word(2), i(0, i64)));
+    // hi << (64 - rem) without a shift by 64 (rem may be 0).
+    Value up = arith::ShLIOp::create(b, arith::ShLIOp::create(b, hi, i(1, i64)),
+                                     arith::SubIOp::create(b, i(63, i64), rem));
+    return arith::OrIOp::create(b, arith::ShRUIOp::create(b, lo, rem), up);
   };
-  Value w0 = word(0), w1 = word(4), w2 = word(8);
+  // The window for the exponent: 4/pi bits 8 idx + 7 - 64 .. 8 idx + 71 after the point.
+  Value s = arith::SubIOp::create(
+      b, i(120, i64), arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, idx), i(3, i64)));
+  Value low32 = arith::AndIOp::create(b, window(s), i(0xffffffff, i64));
+  Value high64 = window(arith::AddIOp::create(b, s, i(32, i64)));
   Value m64 = arith::ExtUIOp::create(b, i64, mant);
-  Value p0 = arith::ShLIOp::create(
-      b, arith::ExtUIOp::create(b, i64, arith::MulIOp::create(b, mant, w0)), i(32, i64));
-  Value p1 = arith::MulIOp::create(b, m64, arith::ExtUIOp::create(b, i64, w1));
-  Value p2 = arith::MulIOp::create(b, m64, arith::ExtUIOp::create(b, i64, w2));
   Value res = arith::AddIOp::create(
-      b, arith::OrIOp::create(b, arith::ShRUIOp::create(b, p2, i(32, i64)), p0), p1);
+      b, arith::MulIOp::create(b, m64, high64),
+      arith::ShRUIOp::create(b, arith::MulIOp::create(b, m64, low32), i(32, i64)));
   Value nLarge64 =
       arith::ShRUIOp::create(b, arith::AddIOp::create(b, res, i(1LL << 61, i64)), i(62, i64));
   res = arith::SubIOp::create(b, res, arith::ShLIOp::create(b, nLarge64, i(62, i64)));
@@ -192,19 +181,19 @@ Value sinCos(ImplicitLocOpBuilder &b, Operation *op, Value x, bool cosine) {
 }
 
 /// Replaces scalar f32 math.sin and math.cos with sinCos, except in GPU modules, where libdevice's
-/// sin and cos stay (exact, and fast without a table read per element).
+/// sin and cos stay (exact and fast there).
 void approximateSinCos(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<math::SinOp, math::CosOp>(op) && op->getResult(0).getType().isF32() &&
-        op->getParentOfType<ModuleOp>() &&
-        !op->getParentWithTrait<OpTrait::SymbolTable>()->getName().getStringRef().starts_with(
-            "gpu."))
+    if (!isa<math::SinOp, math::CosOp>(op) || !op->getResult(0).getType().isF32())
+      return;
+    Operation *symbols = op->getParentWithTrait<OpTrait::SymbolTable>();
+    if (!symbols || !symbols->getName().getStringRef().starts_with("gpu."))
       ops.push_back(op);
   });
   for (Operation *op : ops) {
     ImplicitLocOpBuilder b(op->getLoc(), op);
-    Value v = sinCos(b, op, op->getOperand(0), isa<math::CosOp>(op));
+    Value v = sinCos(b, op->getOperand(0), isa<math::CosOp>(op));
     op->getResult(0).replaceAllUsesWith(v);
     op->erase();
   }

@@ -431,7 +431,7 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
     `atan`, `asin` and `acos` into MLIR's polynomial approximations
     (arith and math.fma only), and scalar f32 `math.sin` and `math.cos` outside GPU modules
     into Strata's: a reduction to [-pi/4, pi/4] in double precision (Cody-Waite below 2^28,
-    Payne-Hanek with a 24-word table of 4/pi above, both branch-free) and two polynomials.
+    Payne-Hanek in 64-bit integers above, both branch-free) and two polynomials.
     They have no libm call in a loop body, so LLVM vectorizes the loops that contain them;
     their error is a few ulp (docs/passes.md has the measured table; the jit
     differential and edge tests bound it against libstrata's libm-based kernels). Subnormal
@@ -451,7 +451,6 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect",
   ];
 }

@@ -27,16 +27,14 @@ func.func @kept(%x: f64, %y: f32) -> (f64, f32) {
 
 // -----
 
-// f32 sin and cos are expanded: one module-level table of 4/pi for the large-argument
-// reduction (made once for both), read by index, and no libm op left.
-// CHECK: memref.global "private" constant @__strata_inv_pio4 : memref<24xi32> = dense<[162, 41721,
-// CHECK-NOT: memref.global
+// f32 sin and cos are expanded: a reduction in f64 (Cody-Waite and, in i64, Payne-Hanek)
+// and no libm op left.
 // CHECK-LABEL: func.func @sin_cos
 // CHECK-NOT: math.sin
 // CHECK-NOT: math.cos
-// CHECK: %[[TABLE:.*]] = memref.get_global @__strata_inv_pio4
-// CHECK: memref.load %[[TABLE]]
 // CHECK: math.roundeven %{{.*}} : f64
+// CHECK: arith.muli %{{.*}} : i64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: return
 func.func @sin_cos(%x: f32) -> (f32, f32) {
   %0 = math.sin %x : f32
