@@ -429,11 +429,14 @@ def StrataApproximateMath : Pass<"strata-approximate-math"> {
   let description = [{
     Rewrites f32 (scalar or vector) `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh`, `erf`,
     `atan`, `asin` and `acos` into MLIR's polynomial approximations
-    (arith and math.fma only). They have no libm call in a loop body, so LLVM vectorizes the
-    loops that contain them; their error is a few ulp (the jit differential and edge tests bound
-    it against libstrata's libm-based kernels). Subnormal inputs of log and log2 are scaled into
-    the normal range first. f64 ops, sin and cos (whose approximation's range reduction
-    overflows for large arguments) and atan2 (whose approximation gives NaN at (0, 0) and
+    (arith and math.fma only), and scalar f32 `math.sin` and `math.cos` outside GPU modules
+    into Strata's: a reduction to [-pi/4, pi/4] in double precision (Cody-Waite below 2^28,
+    Payne-Hanek in 64-bit integers above, both branch-free) and two polynomials.
+    They have no libm call in a loop body, so LLVM vectorizes the loops that contain them;
+    their error is a few ulp (docs/passes.md has the measured table; the jit
+    differential and edge tests bound it against libstrata's libm-based kernels). Subnormal
+    inputs of log and log2 are scaled into the normal range first. f64 ops, sin and cos in GPU
+    kernels (libdevice's stay) and atan2 (whose approximation gives NaN at (0, 0) and
     (inf, inf)) stay exact: they become libm calls. Run it
     after math-extend-to-supported-types, so f16/bf16 math is computed in f32 too.
 

@@ -14,6 +14,7 @@ import numpy as _np
 from strata import _core
 from strata import numpy as jnp
 from strata._config import config
+from strata import tree_util as _tree_util
 from strata.tree_util import tree_flatten, tree_unflatten, tree_map, tree_leaves, _prefix_leaves
 
 __all__ = [
@@ -892,6 +893,9 @@ def stop_gradient(x):
 
 # ---- jit --------------------------------------------------------------------------------------
 
+_core._jit_setup(_tree_util._registry, tree_flatten, config)
+
+
 def _static_key(v, where):
     """v as a cache key part: compared by type, hash and == (as JAX's static arguments); an
     unhashable value raises ValueError naming the argument."""
@@ -997,16 +1001,16 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         low = self._lowered
-        trace, leaves, key = low._jitted._prepare(args, kwargs)
-        sig = _signature(leaves)
-        if key != low._key or sig != low._signature:
+        p = low._jitted._prepare(args, kwargs)
+        sig = _signature(p.leaves)
+        if p.key != low._key or sig != low._signature:
             got = ", ".join(f"{d.name}{list(s)}" for s, d in sig)
             want = ", ".join(f"{d.name}{list(s)}" for s, d in low._signature)
             raise TypeError("[jit] the arguments' types differ from those this computation was "
                             f"compiled for: got ({got}), compiled for ({want})"
-                            + ("" if key == low._key else " (structure or static arguments "
+                            + ("" if p.key == low._key else " (structure or static arguments "
                                "differ)"))
-        return low._jitted._call_prepared(trace, leaves, key)
+        return low._jitted._call_prepared(p)
 
 
 class Traced:
@@ -1026,22 +1030,35 @@ class Traced:
         return self._jitted.lower(*self._args, **self._kwargs)
 
 
-class _Jitted:
+class _Jitted(_core.JitCall):
+    """strata.jit's wrapper. Calls go straight to the C++ base, which flattens the arguments,
+    keys the cache and rebuilds the outputs for pytrees of tuples, lists, str-keyed dicts and
+    None over array-likes, and calls _call_general for everything else (other pytree nodes,
+    unhashable static values, disable_jit, log_compiles)."""
+
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums=None,
                  donate_argnames=None):
-        functools.update_wrapper(self, fun)
-        self._fun = fun
         self._static_argnums, self._static_argnames = _resolve_static(
             fun, static_argnums, static_argnames)
+        super().__init__(getattr(fun, "__name__", "jit_fn"), list(self._static_argnums),
+                         list(self._static_argnames))
+        functools.update_wrapper(self, fun)
+        self._fun = fun
         # Buffers are never reused in place, so donation is accepted and has no effect.
         self._donate_argnums = () if donate_argnums is None else _argnums_tuple(donate_argnums)
         self._donate_argnames = donate_argnames
-        self._jit = _core.JitFunction(getattr(fun, "__name__", "jit_fn"))
-        # (input structure, static values, config options) -> the key the C++ cache knows the
-        # entry by; the dict compares static values by hash and == and keeps them alive.
+        # (input structure, static values[, config options]) -> the key the C++ cache knows
+        # the entry by; the dict compares static values by hash and == and keeps them alive.
+        # The fast path's entries are (structure text, statics), the general path's
+        # (PyTreeDef, statics, options): they never compare equal.
         self._keys = {}
 
     def _prepare(self, args, kwargs):
+        """The JitPrepared of a call (its trace, dynamic leaves and cache key)."""
+        p = self._prepare_fast(args, kwargs)
+        return p if p is not None else self._prepare_general(args, kwargs)
+
+    def _prepare_general(self, args, kwargs):
         nargs = len(args)
         # Positions past the call's positional arguments are skipped (as JAX): such a
         # parameter is passed by keyword (static through its name) or takes its default.
@@ -1065,31 +1082,30 @@ class _Jitted:
             kw.update(d_kwargs)
             out_leaves, out_tree = tree_flatten(fun(*full, **kw))
             return out_leaves, out_tree
-        return trace, leaves, key
+        return _core.JitPrepared(trace, leaves, key)
 
-    def __call__(self, *args, **kwargs):
+    def _call_general(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
-        trace, leaves, key = self._prepare(args, kwargs)
-        return self._call_prepared(trace, leaves, key)
+        return self._call_prepared(self._prepare(args, kwargs))
 
-    def _call_prepared(self, trace, leaves, key):
+    def _call_prepared(self, prepared):
         """The compiled call (jax_debug_nans/infs are checked by the core), logged under
         jax_log_compiles."""
         log = config.jax_log_compiles
-        misses = self._jit.stats()["misses"] if log else 0
-        outs, out_tree = self._jit.call(trace, leaves, key)
-        if log and self._jit.stats()["misses"] > misses:
+        misses = self.stats()["misses"] if log else 0
+        out = self._run(prepared)
+        if log and self.stats()["misses"] > misses:
             _logger.warning("Finished compiling %s for arguments %s", self.__name__,
-                            [str(typeof(x)) for x in leaves])
-        return tree_unflatten(out_tree, outs)
+                            [str(typeof(x)) for x in prepared.leaves])
+        return out
 
     def lower(self, *args, **kwargs):
         """Stages and lowers for these arguments (arrays or ShapeDtypeStructs) without
         running."""
         args, kwargs = _specs_as_arrays((args, kwargs))
-        trace, leaves, key = self._prepare(args, kwargs)
-        return Lowered(self._jit.lower(trace, leaves, key), self, key, _signature(leaves))
+        p = self._prepare(args, kwargs)
+        return Lowered(self._lower(p), self, p.key, _signature(p.leaves))
 
     def trace(self, *args, **kwargs):
         """A Traced (its .jaxpr and .lower()) for these arguments."""
@@ -1098,14 +1114,6 @@ class _Jitted:
     def eval_shape(self, *args, **kwargs):
         """The outputs' ShapeDtypeStructs, computing nothing."""
         return eval_shape(self, *args, **kwargs)
-
-    def stats(self):
-        """Cache counters: hits, misses, inline_calls, compile_seconds, entries, evictions."""
-        return self._jit.stats()
-
-    def explain(self):
-        """Why the last call missed the cache ('' when it hit)."""
-        return self._jit.explain()
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

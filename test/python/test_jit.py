@@ -232,3 +232,165 @@ def test_config_options_are_part_of_the_cache_key():
         assert f.stats()["misses"] == 2  # the first entry is found again
     finally:
         strata.config.update("jax_threefry_partitionable", old)
+
+
+# ---- The call path: builtin pytrees flattened in C++, everything else through tree_util -------
+
+def test_builtin_pytrees_take_the_fast_path_and_others_the_general_one():
+    f = strata.jit(lambda *a, **k: 0.0)
+    x = jnp.ones(3)
+    for args, kwargs in (((x,), {}), ((x, 1.0, 2, True, np.float32(3), X), {}),
+                         (((x, [x, None]), {"b": x, "a": (x,)}), {"k": [x]})):
+        p = f._prepare_fast(args, kwargs)
+        assert p is not None and len(p.leaves) == len(strata.tree_util.tree_leaves(
+            (args, kwargs)))
+    Pair = __import__("collections").namedtuple("Pair", "a b")
+    for args in ((Pair(x, x),), ({1: x},), ({"a": Pair(x, x)},), ("text",)):
+        assert f._prepare_fast(args, {}) is None
+
+
+def test_fast_path_rebuilds_containers_as_tree_util_does():
+    # The function sees dicts in sorted key order and gets its outputs back in sorted order,
+    # as with the general path (and JAX).
+    f = strata.jit(lambda d, l, t, n: ([v * 2 for v in d.values()], l, t, n))
+    x, y = jnp.float32(1.0), jnp.float32(2.0)
+    vals, l, t, n = f({"b": x, "a": y}, [x, y], (x, (y,)), None)
+    assert [float(v) for v in vals] == [4.0, 2.0]
+    assert type(l) is list and type(t) is tuple and type(t[1]) is tuple and n is None
+    out = strata.jit(lambda x: {"z": x, "a": {"y": x * 2, "b": [x, None]}})(x)
+    assert list(out) == ["a", "z"] and list(out["a"]) == ["b", "y"]
+    assert out["a"]["b"][1] is None and float(out["a"]["y"]) == 2.0
+    assert float(strata.jit(lambda x: x)(x)) == 1.0
+
+
+def test_fast_path_keys_on_structure_and_keyword_arguments():
+    f = strata.jit(lambda a, **kw: a + sum(kw.values()))
+    x = jnp.ones(3)
+    f(x)
+    f(x)
+    assert f.stats()["misses"] == 1 and f.stats()["hits"] == 1
+    close(f(x, b=x), 2 * np.ones(3))
+    close(f(x, c=x), 2 * np.ones(3))  # another keyword name: another structure
+    close(f((x, x)[0], c=x, b=x), 3 * np.ones(3))
+    assert f.stats()["misses"] == 4
+    close(f(x, b=x, c=x), 3 * np.ones(3))  # the keyword order does not matter
+    assert f.stats()["misses"] == 4
+    g = strata.jit(lambda t: t[0])
+    g((x,))
+    g([x])
+    g({"0": x}["0"])
+    assert g.stats()["misses"] == 3
+    # The caller's keyword order reaches the function.
+    h = strata.jit(lambda **kw: jnp.stack(list(kw.values())))
+    close(h(b=jnp.float32(1), a=jnp.float32(2)), [1.0, 2.0])
+
+
+def test_fast_path_weak_types_and_python_scalars():
+    f = strata.jit(lambda x, s: x * s)
+    h = jnp.ones(3, jnp.float16)
+    assert f(h, 2.0).dtype == jnp.float16  # a Python float stays weak
+    assert f(h, 2).dtype == jnp.float16
+    assert f(h, np.float32(2)).dtype == jnp.float32  # a numpy scalar has a type
+    assert f(True, 2).dtype == jnp.int32
+    with pytest.raises(OverflowError):
+        f(h, 2 ** 80)
+
+
+def test_general_path_handles_registered_nodes_and_namedtuples():
+    from collections import OrderedDict, namedtuple
+    Pair = namedtuple("Pair", "a b")
+    f = strata.jit(lambda p, d: Pair(p.a + d["x"], p.b * 2))
+    x = jnp.ones(2)
+    out = f(Pair(x, x), OrderedDict(x=x))
+    assert type(out) is Pair
+    close(out.a, 2 * np.ones(2))
+    f(Pair(x, x), OrderedDict(x=x))
+    assert f.stats()["misses"] == 1 and f.stats()["hits"] == 1
+    g = strata.jit(lambda d: d[2] + d[1])  # non-str keys
+    close(g({2: x, 1: x}), 2 * np.ones(2))
+    close(g({1: x, 2: x}), 2 * np.ones(2))
+    assert g.stats()["misses"] == 1
+
+
+def test_fast_path_errors_and_lower_compile():
+    f = strata.jit(lambda x, y: x + y)
+    with pytest.raises(ValueError, match=r"\[broadcast\] shapes f32\[3\] and f32\[4\]"):
+        f(jnp.ones(3), jnp.ones(4))
+
+    def boom(x):
+        raise KeyError("inside")
+    with pytest.raises(KeyError, match="inside"):
+        strata.jit(boom)(jnp.ones(1))
+    c = strata.jit(lambda d: d["a"] * 2).lower({"a": X}).compile()
+    close(c({"a": X}), 2 * X)
+    with pytest.raises(TypeError, match="structure or static"):
+        c({"b": X})
+    with pytest.raises(TypeError, match="differ"):
+        c({"a": X[:1]})
+
+
+def test_fast_path_under_transforms_and_disable_jit():
+    f = strata.jit(lambda d, s: jnp.sum(jnp.sin(d["w"]) * d["v"][0]) * s)
+    w, v = jnp.asarray(X[0]), jnp.asarray(X[1])
+    g = strata.grad(lambda d: f(d, 2.0))({"w": w, "v": [v]})
+    close(g["w"], 2 * np.cos(X[0]) * X[1], rtol=1e-5)
+    close(g["v"][0], 2 * np.sin(X[0]), rtol=1e-5)
+    per = strata.vmap(lambda r: f({"w": r, "v": [r]}, 1.0))(jnp.asarray(X))
+    close(per, np.sum(np.sin(X) * X, axis=1), rtol=1e-5)
+    calls = []
+    h = strata.jit(lambda x: calls.append(1) or x * 2)
+    with strata.disable_jit():
+        h(1.0)
+        h(1.0)
+    assert len(calls) == 2 and h.stats()["misses"] == 0
+
+
+# ---- f32 transcendentals under jit (strata-approximate-math): ULPs against eager (libm) -------
+
+def _ulps(got, want):
+    """|got - want| in f32 units in the last place (NaN against NaN: 0, against a number: inf)."""
+    def ordered(a):
+        i = a.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7fffffff), i)
+    d = np.abs(ordered(got) - ordered(want)).astype(np.float64)
+    d[np.isnan(got) & np.isnan(want)] = 0
+    d[np.isnan(got) ^ np.isnan(want)] = np.inf
+    return d
+
+
+# Every 65669th f32 bit pattern (a subset of the every-97th sample that
+# docs/approximate-math.md's table was measured on) and the edges.
+_F32_SAMPLE = np.concatenate([
+    np.arange(0, 1 << 32, 97 * 677, dtype=np.uint64).astype(np.uint32).view(np.float32),
+    np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
+              -3.4028235e38, 1e30, -1e30, 2.0 ** 28, 2.0 ** 28 * (1 - 2.0 ** -24), 1.5707964,
+              3.1415927, 8.7e7, 1.0e5, 88.72, -87.3, -103.9], np.float32)])
+
+
+@pytest.mark.parametrize("name,bound", [("exp", 5), ("log", 1), ("tanh", 5), ("sin", 1),
+                                        ("cos", 1), ("erf", 5), ("log1p", 2), ("expm1", 5)])
+def test_transcendental_ulp_bounds_over_the_f32_range(name, bound):
+    op = getattr(jnp, name) if hasattr(jnp, name) else getattr(strata.scipy.special, name)
+    x = _F32_SAMPLE
+    with np.errstate(all="ignore"):
+        got = np.asarray(strata.jit(op)(x))
+        want = np.asarray(op(jnp.asarray(x)))
+    d = _ulps(got, want)
+    # Subnormal results may flush to zero (exp's polynomial scales by 2^k in the normal range).
+    subnormal = (np.abs(want) < np.float32(2.0 ** -126)) & (want != 0)
+    assert np.all(got[subnormal] * want[subnormal] >= 0)
+    d[subnormal] = 0
+    worst = int(np.argmax(d))
+    assert d[worst] <= bound, f"{name}({x[worst]!r}) = {got[worst]!r}, eager {want[worst]!r}"
+
+
+def test_sin_cos_large_arguments_are_reduced_exactly():
+    # Values where a float32 reduction loses every digit; want from float64 libm on the same
+    # f32 inputs (exact reduction), rounded once.
+    x = np.array([1e30, -1e30, 3.4028235e38, 2.0 ** 100, 16367173 * 2.0 ** 72, 1.0e10,
+                  2.0 ** 28, 2.0 ** 28 - 16, 6.2831855e15], np.float32)
+    for op, ref in ((jnp.sin, np.sin), (jnp.cos, np.cos)):
+        got = np.asarray(strata.jit(op)(x))
+        want = ref(x.astype(np.float64)).astype(np.float32)
+        assert np.all(_ulps(got, want) <= 1), (op, got, want)
+    assert np.signbit(np.asarray(strata.jit(jnp.sin)(np.float32(-0.0))))
