@@ -4,10 +4,12 @@
 // bufferized and lowered to LLVM with upstream passes. The expected values follow libstrata's
 // semantics (lib/primitives, docs/indexing.md) and were worked out by hand or with numpy, not
 // with these lowerings. Contractions are in strata-lower-to-cpu-exec.mlir (the CPU pipeline
-// calls strata_rt_gemm, from libstrata_jit).
+// calls strata_rt_gemm, from libstrata_jit). Sorts and scans: the CPU pipeline calls
+// libstrata's kernels (strata_rt_sort, strata_rt_scan, from libstrata_jit), the other run
+// strata-lower-to-linalg's loops.
 // RUN: strata-opt --strata-lower-to-cpu %s \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so,%strata_lib_dir/libstrata_jit.so \
 // RUN: | FileCheck %s
 // RUN: strata-opt --strata-lower-to-linalg %s \
 // RUN: | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \

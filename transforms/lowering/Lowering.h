@@ -61,8 +61,11 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateShapeToTensorPatterns(RewritePatternSet &patterns);
 /// gather, scatter and scatter_add.
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
-/// reduce_*, argmax/argmin, cumulative scans and sort.
+/// reduce_* and argmax/argmin.
 void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
+/// Cumulative scans (scf.for along the axis) and sort (O(n^2) per line, without data-dependent
+/// loops, as the GPU needs; the CPU pipeline calls the runtime first).
+void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
 
