@@ -86,67 +86,91 @@ template <class T> struct KeyOf {
   }
 };
 
-/// Stable LSD radix sort of a[0..n) by key(a[i]) (an unsigned integer of Bytes bytes), one
-/// 8-bit digit per pass; passes whose digit is the same for every record are skipped. tmp holds
-/// n records. Returns where the sorted records are (a or tmp).
-template <int Bytes, class Rec, class KeyFn>
-Rec *radix_sort(Rec *a, Rec *tmp, int64_t n, KeyFn key) {
-  constexpr int bytes = Bytes;
-  std::vector<int64_t> hist(static_cast<size_t>(bytes) * 256, 0);
+/// Stable LSD radix sort of a[0..n) by key(a[i]) (an unsigned integer of Bytes bytes) with
+/// digits of kBits bits; passes whose digit is the same for every record are skipped. The last
+/// pass hands each record to emit(position, record) instead of storing it, so the caller writes
+/// its result in one pass fewer. tmp holds n records (n < 2^32); a and tmp are clobbered.
+template <int Bytes, int kBits, class Rec, class KeyFn, class EmitFn>
+void radix_passes(Rec *a, Rec *tmp, int64_t n, KeyFn key, EmitFn emit) {
+  constexpr int kBuckets = 1 << kBits, kPasses = (8 * Bytes + kBits - 1) / kBits;
+  constexpr uint64_t kMask = kBuckets - 1;
+  std::vector<uint32_t> hist(static_cast<size_t>(kPasses) * kBuckets, 0);
   for (int64_t i = 0; i < n; ++i) {
     uint64_t k = key(a[i]);
-    for (int d = 0; d < bytes; ++d)
-      ++hist[d * 256 + ((k >> (8 * d)) & 0xff)];
+    for (int d = 0; d < kPasses; ++d)
+      ++hist[d * kBuckets + ((k >> (kBits * d)) & kMask)];
   }
+  int passes[kPasses], np = 0;
+  for (int d = 0; d < kPasses; ++d)
+    if (*std::max_element(&hist[d * kBuckets], &hist[(d + 1) * kBuckets]) != n)
+      passes[np++] = d;
   Rec *src = a, *dst = tmp;
-  for (int d = 0; d < bytes; ++d) {
-    int64_t *h = &hist[d * 256];
-    if (*std::max_element(h, h + 256) == n)
-      continue;
-    int64_t sum = 0;
-    for (int b = 0; b < 256; ++b) {
-      int64_t c = h[b];
+  for (int p = 0; p < np; ++p) {
+    uint32_t *h = &hist[passes[p] * kBuckets];
+    uint32_t sum = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      uint32_t c = h[b];
       h[b] = sum;
       sum += c;
     }
-    int shift = 8 * d;
+    int shift = kBits * passes[p];
+    if (p + 1 == np) {
+      for (int64_t i = 0; i < n; ++i)
+        emit(int64_t{h[(key(src[i]) >> shift) & kMask]++}, src[i]);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) {
       Rec r = src[i];
-      dst[h[(key(r) >> shift) & 0xff]++] = r;
+      dst[h[(key(r) >> shift) & kMask]++] = r;
     }
     std::swap(src, dst);
   }
-  return src;
+  for (int64_t i = 0; i < n; ++i) // every key the same
+    emit(i, src[i]);
 }
 
-/// Stable sort of a[0..n) by key: comparisons for short lines, radix otherwise. Returns where
-/// the sorted records are (a or tmp).
-template <int Bytes, class Rec, class KeyFn>
-Rec *stable_sort_by(Rec *a, Rec *tmp, int64_t n, KeyFn key) {
-  if (n < kRadixMin) {
+/// Stable sort of a[0..n) by key, each record handed to emit(position, record): comparisons for
+/// short lines (and lines of 2^32 elements or more, beyond the radix counters), radix otherwise,
+/// with 11-bit digits for long lines of keys of 4 bytes and more (3 passes for 32 bits instead of
+/// 4) and 8-bit ones below (2048 counters per pass cost more than a pass saves on short lines).
+template <int Bytes, class Rec, class KeyFn, class EmitFn>
+void stable_sort_by(Rec *a, Rec *tmp, int64_t n, KeyFn key, EmitFn emit) {
+  if (n < kRadixMin || n > int64_t{UINT32_MAX}) {
     std::stable_sort(a, a + n, [&](const Rec &x, const Rec &y) { return key(x) < key(y); });
-    return a;
+    for (int64_t i = 0; i < n; ++i)
+      emit(i, a[i]);
+  } else if (Bytes >= 4 && n >= (1 << 15)) {
+    radix_passes<Bytes, 11>(a, tmp, n, key, emit);
+  } else {
+    radix_passes<Bytes, 8>(a, tmp, n, key, emit);
   }
-  return radix_sort<Bytes>(a, tmp, n, key);
 }
 
 /// The scratch of one thread: byte buffers that grow to the largest line it meets.
 struct Scratch {
-  std::vector<uint64_t> a, b; // records (8-byte aligned)
+  /// An uninitialized buffer of 8-byte words (every use writes before it reads: zero-filling
+  /// would cost as much as a radix pass on short lines).
+  struct Words {
+    std::unique_ptr<uint64_t[]> data;
+    size_t size = 0;
+    template <class Rec> Rec *get(int64_t n) {
+      size_t words = (static_cast<size_t>(n) * sizeof(Rec) + 7) / 8;
+      if (size < words) {
+        data.reset(new uint64_t[words]);
+        size = words;
+      }
+      return reinterpret_cast<Rec *>(data.get());
+    }
+  };
+  Words a, b, old_perm;
   std::vector<int64_t> perm;
-  template <class Rec> Rec *first(int64_t n) { return grow<Rec>(a, n); }
-  template <class Rec> Rec *second(int64_t n) { return grow<Rec>(b, n); }
-  template <class Rec> static Rec *grow(std::vector<uint64_t> &v, int64_t n) {
-    size_t words = (static_cast<size_t>(n) * sizeof(Rec) + 7) / 8;
-    if (v.size() < words)
-      v.resize(words);
-    return reinterpret_cast<Rec *>(v.data());
-  }
+  template <class Rec> Rec *first(int64_t n) { return a.get<Rec>(n); }
+  template <class Rec> Rec *second(int64_t n) { return b.get<Rec>(n); }
 };
 
-/// One operand alone: its line gathered as keys, sorted (equal keys are interchangeable, so any
-/// sort does), turned back into elements; zeros and NaNs, whose keys forget the sign of zero and
-/// the NaN's bits, are rewritten from what the line held, in their input order (stable).
+/// One operand alone: its line gathered as keys, sorted, turned back into elements; zeros and NaNs,
+/// whose keys forget the sign of zero and the NaN's bits, are rewritten from what the line held, in
+/// their input order (stable).
 template <class T>
 void sort_values(const T *x, T *y, int64_t n, int64_t inner, Scratch &s, std::vector<T> &specials) {
   using K = KeyOf<T>;
@@ -168,13 +192,10 @@ void sort_values(const T *x, T *y, int64_t n, int64_t inner, Scratch &s, std::ve
       }
     }
   }
-  U *sorted = keys;
-  if (n < kRadixMin)
-    std::sort(keys, keys + n);
-  else
-    sorted = radix_sort<sizeof(U)>(keys, s.second<U>(n), n, [](U k) { return uint64_t(k); });
-  for (int64_t j = 0; j < n; ++j)
-    y[j * inner] = K::value(sorted[j]);
+  // Equal keys are interchangeable here, so the stable sort's order among them is irrelevant.
+  stable_sort_by<sizeof(U)>(
+      keys, s.second<U>(n), n, [](U k) { return uint64_t(k); },
+      [&](int64_t pos, U k) { y[pos * inner] = K::value(k); });
   if constexpr (K::kFloat) {
     // The zeros sit after the negatives and the NaNs at the end, each run in input order.
     int64_t z = negatives, q = n - nans;
@@ -193,13 +214,12 @@ void sort_perm_by(const T *col, int64_t *perm, int64_t n, int64_t inner, Scratch
       uint64_t *r = s.first<uint64_t>(n);
       for (int64_t j = 0; j < n; ++j)
         r[j] = (uint64_t(KeyOf<T>::key(col[perm[j] * inner])) << 32) | uint64_t(j);
-      uint64_t *out = stable_sort_by<sizeof(U)>(r, s.second<uint64_t>(n), n,
-                                                [](uint64_t v) { return v >> 32; });
-      // The positions index the old perm: apply them through a copy in the free buffer.
-      int64_t *old = reinterpret_cast<int64_t *>(out == r ? s.second<uint64_t>(n) : r);
+      // The positions index the old perm, read from a copy.
+      int64_t *old = s.old_perm.get<int64_t>(n);
       std::copy(perm, perm + n, old);
-      for (int64_t j = 0; j < n; ++j)
-        perm[j] = old[out[j] & 0xffffffffu];
+      stable_sort_by<sizeof(U)>(
+          r, s.second<uint64_t>(n), n, [](uint64_t v) { return v >> 32; },
+          [&](int64_t pos, uint64_t v) { perm[pos] = old[v & 0xffffffffu]; });
       return;
     }
   }
@@ -210,9 +230,9 @@ void sort_perm_by(const T *col, int64_t *perm, int64_t n, int64_t inner, Scratch
   Rec *r = s.first<Rec>(n);
   for (int64_t j = 0; j < n; ++j)
     r[j] = Rec{uint64_t(KeyOf<T>::key(col[perm[j] * inner])), perm[j]};
-  Rec *out = stable_sort_by<sizeof(U)>(r, s.second<Rec>(n), n, [](const Rec &v) { return v.key; });
-  for (int64_t j = 0; j < n; ++j)
-    perm[j] = out[j].at;
+  stable_sort_by<sizeof(U)>(
+      r, s.second<Rec>(n), n, [](const Rec &v) { return v.key; },
+      [&](int64_t pos, const Rec &v) { perm[pos] = v.at; });
 }
 
 using PermSortFn = void (*)(const void *col, int64_t *perm, int64_t n, int64_t inner, Scratch &s);
