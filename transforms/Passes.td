@@ -54,9 +54,14 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     - cumsum/cumprod/cummax/cummin: an `scf.for` along the axis (from the end when
       `reverse`) carrying the running value in libstrata's order (f64 for floating sums and
       products);
-    - sort: a `linalg.generic` counting, per element, those that sort before it (keys
-      lexicographic, NaN last, ties by position: stable), then one moving every operand to
-      those positions; O(n^2) per sorted line, no data-dependent control flow;
+    - sort: lines of at most 32, a `linalg.generic` counting, per element, those that sort
+      before it (keys lexicographic, NaN last, ties by position: stable), then one moving
+      every operand to those positions (O(n^2) per line); longer lines, a bitonic network
+      padded to a power of two, O(n log^2 n): two `scf.for` loops whose steps are parallel
+      compare-exchange generics on a copy (padding and then the original position break
+      ties, so the result is the stable order); no data-dependent control flow either way
+      (the GPU's lowering: the CPU pipeline calls the runtime first,
+      strata-sort-scan-to-runtime);
     - dot_general: `linalg.matmul`/`linalg.batch_matmul` for the canonical layouts, else a
       `linalg.generic` whose indexing maps spell the dimension numbers;
     - strata.fusion: the group's ops are lowered, named linalg ops generalized and linalg's

@@ -63,8 +63,9 @@ void populateShapeToTensorPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 /// reduce_* and argmax/argmin.
 void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
-/// Cumulative scans (scf.for along the axis) and sort (O(n^2) per line, without data-dependent
-/// loops, as the GPU needs; the CPU pipeline calls the runtime first).
+/// Cumulative scans (scf.for along the axis) and sort (counting on short lines, a bitonic
+/// network on long ones: no data-dependent loops, as the GPU needs; the CPU pipeline calls the
+/// runtime first).
 void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);

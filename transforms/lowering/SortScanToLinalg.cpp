@@ -1,5 +1,6 @@
-// Cumulative scans and sort => scf.for and linalg.generic: the lowering every target takes
-// (the CPU pipeline calls the runtime's kernels instead, strata-sort-scan-to-runtime).
+// Cumulative scans and sort => scf.for and linalg.generic (counting on short lines, a bitonic
+// network on long ones): the GPU's lowering (the CPU pipeline calls the runtime's kernels
+// instead, strata-sort-scan-to-runtime).
 #include "transforms/lowering/Lowering.h"
 
 #include "dialects/strata/StrataOps.h"
@@ -8,6 +9,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 namespace st = mlir::strata;
@@ -82,6 +85,33 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
   }
 };
 
+/// Whether an element with keys `x` sorts before one with keys `y` (lexicographically, NaN after
+/// every number and equal to NaN, unsigned keys where `uns` says), or, with all keys equal,
+/// `tie`.
+Value emitSortsBefore(OpBuilder &b, Location l, ValueRange x, ValueRange y, ArrayRef<bool> uns,
+                      Value tie) {
+  Value before = tie;
+  for (int64_t k = static_cast<int64_t>(x.size()) - 1; k >= 0; --k) {
+    Value xk = x[k], yk = y[k];
+    Value less, equal;
+    if (isa<FloatType>(xk.getType())) {
+      Value nx = isNan(b, l, xk), ny = isNan(b, l, yk);
+      Value ordLess = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, xk, yk);
+      Value numBeforeNan = arith::AndIOp::create(
+          b, l, ny, arith::XOrIOp::create(b, l, nx, scalarConst(b, l, b.getI1Type(), 0, 1)));
+      less = arith::OrIOp::create(b, l, ordLess, numBeforeNan);
+      equal =
+          arith::OrIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, xk, yk),
+                               arith::AndIOp::create(b, l, nx, ny));
+    } else {
+      less = emitGreater(b, l, xk, yk, uns[k], /*greater=*/false);
+      equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, xk, yk);
+    }
+    before = arith::OrIOp::create(b, l, less, arith::AndIOp::create(b, l, equal, before));
+  }
+  return before;
+}
+
 /// sort => two linalg.generics, without loops over data-dependent positions: the first
 /// counts, for each element, the elements that sort before it (lexicographically by the
 /// keys, NaN after every number, ties by position: a stable sort), which is its position in
@@ -131,26 +161,13 @@ struct SortToGeneric : OpRewritePattern<st::SortOp> {
         ValueRange{makeInit(rewriter, loc, posType, scalarConst(rewriter, loc, i64, 0, 0))}, maps,
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
           Value i = linalg::IndexOp::create(b, l, dim), j = linalg::IndexOp::create(b, l, rank);
-          Value before = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, i);
-          for (int64_t k = numKeys - 1; k >= 0; --k) {
-            Value mine = a[2 * k], theirs = a[2 * k + 1];
-            Value less, equal;
-            if (isa<FloatType>(mine.getType())) {
-              Value nm = isNan(b, l, mine), nt = isNan(b, l, theirs);
-              Value ordLess = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, theirs, mine);
-              Value numBeforeNan = arith::AndIOp::create(
-                  b, l, nm,
-                  arith::XOrIOp::create(b, l, nt, scalarConst(b, l, b.getI1Type(), 0, 1)));
-              less = arith::OrIOp::create(b, l, ordLess, numBeforeNan);
-              equal = arith::OrIOp::create(
-                  b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, theirs, mine),
-                  arith::AndIOp::create(b, l, nm, nt));
-            } else {
-              less = emitGreater(b, l, theirs, mine, keyUns[k], /*greater=*/false);
-              equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, theirs, mine);
-            }
-            before = arith::OrIOp::create(b, l, less, arith::AndIOp::create(b, l, equal, before));
+          Value tie = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, i);
+          SmallVector<Value> mine, theirs;
+          for (int64_t k = 0; k < numKeys; ++k) {
+            mine.push_back(a[2 * k]);
+            theirs.push_back(a[2 * k + 1]);
           }
+          Value before = emitSortsBefore(b, l, theirs, mine, keyUns, tie);
           Value inc = arith::ExtUIOp::create(b, l, i64, before);
           return SmallVector<Value>{arith::AddIOp::create(b, l, a.back(), inc)};
         });
@@ -182,12 +199,152 @@ struct SortToGeneric : OpRewritePattern<st::SortOp> {
   }
 };
 
+/// Lines longer than this sort by a bitonic network (SortToBitonic); shorter ones by counting
+/// (SortToGeneric: one pass, n^2 comparisons, cheaper than log2(n)^2 / 2 passes when n is small).
+constexpr int64_t kBitonicMin = 32;
+
+/// sort of lines longer than kBitonicMin => a bitonic sorting network without data-dependent
+/// loops, O(n log^2 n) per line, each step one parallel linalg.generic (a GPU kernel): every
+/// operand is padded along the dimension to the next power of two P with an i64 tensor of
+/// original positions beside it; for k = 2, 4, ..., P and j = k/2, ..., 1, element i and its
+/// partner i ^ j (read through tensor.extract) compare-exchange, ascending when i & k == 0. The
+/// order compares padding (positions >= n) after everything, then the keys (NaN last), then
+/// the original positions, a total order, so the unstable network gives the stable result.
+struct SortToBitonic : OpRewritePattern<st::SortOp> {
+  explicit SortToBitonic(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
+    ValueRange inputs = op.getInputs();
+    if (inputs.empty() || !hasLowerableTypes(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    auto type = tensorOf(inputs[0]);
+    int64_t rank = type.getRank(), dim = op.getDimensionAttr().getInt();
+    int64_t numKeys = op.getNumKeysAttr().getInt();
+    if (dim < 0)
+      dim += rank;
+    if (dim < 0 || dim >= rank || numKeys < 1 || numKeys > static_cast<int64_t>(inputs.size()) ||
+        llvm::any_of(inputs, [&](Value v) { return tensorOf(v).getShape() != type.getShape(); }))
+      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    int64_t n = type.getDimSize(dim);
+    if (n <= kBitonicMin || type.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "short lines sort by counting");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t p = static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(n)));
+    int64_t logP = llvm::Log2_64(static_cast<uint64_t>(p));
+    SmallVector<int64_t> padded(type.getShape());
+    padded[dim] = p;
+    Type i64 = rewriter.getI64Type();
+    auto posType = RankedTensorType::get(padded, i64);
+    SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0)),
+        ones(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, type.getShape());
+
+    // The working tensors: the operands padded with zeros, then the original positions.
+    SmallVector<Value> work;
+    SmallVector<bool> uns;
+    for (Value in : inputs) {
+      Type elem = elementOf(in);
+      uns.push_back(elem.isUnsignedInteger());
+      Value zero =
+          fromSignless(rewriter, loc, scalarConst(rewriter, loc, signlessOf(elem), 0, 0), elem);
+      Value init = makeInit(rewriter, loc, RankedTensorType::get(padded, elem), zero);
+      work.push_back(tensor::InsertSliceOp::create(rewriter, loc, in, init, zeros, sizes, ones));
+    }
+    SmallVector<AffineMap> idMaps(1, AffineMap::getMultiDimIdentityMap(rank, ctx));
+    work.push_back(makeGeneric(rewriter, loc, ValueRange{},
+                               ValueRange{makeInit(rewriter, loc, posType)}, idMaps,
+                               parallelIterators(rank),
+                               [&](OpBuilder &b, Location l, ValueRange) {
+                                 return SmallVector<Value>{arith::IndexCastOp::create(
+                                     b, l, b.getI64Type(), linalg::IndexOp::create(b, l, dim))};
+                               })
+                       .getResult(0));
+    int64_t nWork = static_cast<int64_t>(work.size());
+
+    // One compare-exchange step of every element with its partner i ^ j, ascending where
+    // i & k == 0 (k and j are i64 loop values).
+    // A step reads a snapshot of the loop's tensors and writes into them, so the loop carries
+    // the same buffers throughout (one-shot bufferization needs the yielded tensors equivalent
+    // to the loop's).
+    auto step = [&](OpBuilder &b, Location l, ValueRange loopTensors, Value k, Value j) {
+      SmallVector<Value> cur;
+      for (Value t : loopTensors) // a copy (an identity generic would fold away)
+        cur.push_back(linalg::CopyOp::create(b, l, t, makeInit(b, l, tensorOf(t))).getResult(0));
+      SmallVector<AffineMap> maps(2 * cur.size(), AffineMap::getMultiDimIdentityMap(rank, ctx));
+      auto g = makeGeneric(
+          b, l, cur, loopTensors, maps, parallelIterators(rank),
+          [&](OpBuilder &bb, Location bl, ValueRange a) {
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < rank; ++d)
+              coords.push_back(linalg::IndexOp::create(bb, bl, d));
+            Value i = arith::IndexCastOp::create(bb, bl, bb.getI64Type(), coords[dim]);
+            Value partner = arith::XOrIOp::create(bb, bl, i, j);
+            coords[dim] = arith::IndexCastOp::create(bb, bl, bb.getIndexType(), partner);
+            SmallVector<Value> mine(a.begin(), a.begin() + nWork), theirs;
+            for (Value t : cur)
+              theirs.push_back(toSignless(bb, bl, tensor::ExtractOp::create(bb, bl, t, coords)));
+            Value c0 = scalarConst(bb, bl, bb.getI64Type(), 0, 0);
+            Value cn = scalarConst(bb, bl, bb.getI64Type(), 0, n);
+            Value up = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::eq,
+                                             arith::AndIOp::create(bb, bl, i, k), c0);
+            Value lower = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult, i, partner);
+            // Mine sorts before theirs: padding last, then the keys, then the positions.
+            Value pm = mine.back(), pt = theirs.back();
+            Value padM = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::sge, pm, cn);
+            Value padT = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::sge, pt, cn);
+            Value posBefore = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::slt, pm, pt);
+            Value keysBefore =
+                emitSortsBefore(bb, bl, ValueRange(mine).take_front(numKeys),
+                                ValueRange(theirs).take_front(numKeys), uns, posBefore);
+            Value before = arith::SelectOp::create(bb, bl, padM,
+                                                   arith::AndIOp::create(bb, bl, padT, posBefore),
+                                                   arith::OrIOp::create(bb, bl, padT, keysBefore));
+            // The lower position of a pair keeps the first element of its direction.
+            Value keepMine = arith::XOrIOp::create(
+                bb, bl, before,
+                arith::XOrIOp::create(bb, bl, up, lower)); // before == (up == lower)
+            SmallVector<Value> out;
+            for (int64_t w = 0; w < nWork; ++w)
+              out.push_back(arith::SelectOp::create(bb, bl, keepMine, mine[w], theirs[w]));
+            return out;
+          });
+      return SmallVector<Value>(g.getResults());
+    };
+
+    // for s in [1, logP]: k = 2^s; for t in [0, s): j = 2^(s-1-t).
+    Value c1 = indexConst(rewriter, loc, 1);
+    auto outer = scf::ForOp::create(
+        rewriter, loc, c1, indexConst(rewriter, loc, logP + 1), c1, work,
+        [&](OpBuilder &b, Location l, Value sIv, ValueRange cur) {
+          Value s64 = arith::IndexCastOp::create(b, l, b.getI64Type(), sIv);
+          Value one64 = scalarConst(b, l, b.getI64Type(), 0, 1);
+          Value k = arith::ShLIOp::create(b, l, one64, s64);
+          auto inner = scf::ForOp::create(
+              b, l, indexConst(b, l, 0), sIv, indexConst(b, l, 1), cur,
+              [&](OpBuilder &bi, Location li, Value tIv, ValueRange c) {
+                Value t64 = arith::IndexCastOp::create(bi, li, bi.getI64Type(), tIv);
+                Value sh =
+                    arith::SubIOp::create(bi, li, arith::SubIOp::create(bi, li, s64, one64), t64);
+                Value j = arith::ShLIOp::create(bi, li, one64, sh);
+                scf::YieldOp::create(bi, li, step(bi, li, c, k, j));
+              });
+          scf::YieldOp::create(b, l, inner.getResults());
+        });
+    SmallVector<Value> results;
+    for (auto [w, in] : llvm::zip(outer.getResults(), inputs))
+      results.push_back(
+          tensor::ExtractSliceOp::create(rewriter, loc, tensorOf(in), w, zeros, sizes, ones));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateSortScanToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<CumulativeToLoop<st::CumsumOp>, CumulativeToLoop<st::CumprodOp>,
-               CumulativeToLoop<st::CummaxOp>, CumulativeToLoop<st::CumminOp>, SortToGeneric>(
-      patterns.getContext());
+               CumulativeToLoop<st::CummaxOp>, CumulativeToLoop<st::CumminOp>, SortToGeneric,
+               SortToBitonic>(patterns.getContext());
 }
 
 } // namespace mlir::strata::lowering
