@@ -54,9 +54,14 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     - cumsum/cumprod/cummax/cummin: an `scf.for` along the axis (from the end when
       `reverse`) carrying the running value in libstrata's order (f64 for floating sums and
       products);
-    - sort: a `linalg.generic` counting, per element, those that sort before it (keys
-      lexicographic, NaN last, ties by position: stable), then one moving every operand to
-      those positions; O(n^2) per sorted line, no data-dependent control flow;
+    - sort: lines of at most 32, a `linalg.generic` counting, per element, those that sort
+      before it (keys lexicographic, NaN last, ties by position: stable), then one moving
+      every operand to those positions (O(n^2) per line); longer lines, a bitonic network
+      padded to a power of two, O(n log^2 n): two `scf.for` loops whose steps are parallel
+      compare-exchange generics on a copy (padding and then the original position break
+      ties, so the result is the stable order); no data-dependent control flow either way
+      (the GPU's lowering: the CPU pipeline calls the runtime first,
+      strata-sort-scan-to-runtime);
     - dot_general: `linalg.matmul`/`linalg.batch_matmul` for the canonical layouts, else a
       `linalg.generic` whose indexing maps spell the dimension numbers;
     - strata.fusion: the group's ops are lowered, named linalg ops generalized and linalg's
@@ -103,6 +108,46 @@ def StrataLowerToLinalg : Pass<"strata-lower-to-linalg"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def StrataSortScanToRuntime : Pass<"strata-sort-scan-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turns sorts and cumulative scans into calls of the CPU runtime's kernels.";
+  let description = [{
+    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only (compiled code
+    calls host functions on host buffers). Every `strata.sort` on static tensors with more
+    than one element along its dimension, and every `strata.cumsum`, `cumprod`, `cummax` and
+    `cummin` on non-empty static tensors, becomes calls of libstrata's line kernels, the ones
+    the eager primitives run: an O(n log n) stable sort (LSD radix on the keys' bit patterns)
+    with lines in parallel, and the scans' blocked parallel kernel, so that jit and eager agree
+    bit for bit. Each operand is read through `bufferization.to_buffer` (identity layout, so
+    bufferization copies a strided operand first) and each result is a fresh `memref.alloc`
+    read back with `bufferization.to_tensor`, as strata.host_callback's lowering does; the
+    calls take scalars only: addresses, the dtype code, and the [outer, n, inner] sizes around
+    the dimension.
+
+    A sort becomes one `strata_rt_sort_operand(dtype, in, out)` per operand, then
+    `strata_rt_sort(num_keys, outer, n, inner)`; a scan becomes
+    `strata_rt_scan(kind, dtype, x, y, outer, n, inner, reverse)` (kind 0 sum, 1 prod, 2 max,
+    3 min). What is left (empty tensors, lines of one element) strata-lower-to-linalg lowers.
+
+    Before => after:
+
+    ```mlir
+    %0 = strata.cumsum %x, axis = 1, reverse = false : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    // =>
+    %in = bufferization.to_buffer %x read_only : tensor<4x8xf32> to memref<4x8xf32>
+    %out = memref.alloc() : memref<4x8xf32>
+    ... (their aligned pointers as i64)
+    call @strata_rt_scan(%c0, %c11, %pin, %pout, %c4, %c8, %c1, %c0) : (i64, ...) -> ()
+    %0 = bufferization.to_tensor %out restrict writable : memref<4x8xf32> to tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

@@ -184,7 +184,13 @@ void buildStrataGpuHostPipeline(OpPassManager &pm) {
 PipelineStages cpuLoweringStages() {
   return {
       {"optimized", buildStrataOptimizeFusedPipeline},
-      {"linalg", [](OpPassManager &pm) { buildStrataLinalgPipeline(pm, false); }},
+      // Sorts and scans call libstrata's kernels (O(n log n) sort, blocked parallel scans),
+      // which the GPU cannot: there they stay loops that become kernels.
+      {"linalg",
+       [](OpPassManager &pm) {
+         pm.addPass(createStrataSortScanToRuntime());
+         buildStrataLinalgPipeline(pm, false);
+       }},
       {"bufferized",
        [](OpPassManager &pm) { buildStrataBufferizePipeline(pm, "strata_rt_gemm", false); }},
       {"llvm", buildStrataCpuLlvmPipeline},

@@ -7,6 +7,7 @@
 
 #include "primitives/elementwise_impl.h"
 #include "primitives/rules_impl.h"
+#include "strata/internal/line_kernels.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
 
@@ -969,6 +970,27 @@ const Primitive &cummax_p = def_cum<MaxOp, true>("cummax", kNone, cum_extremum_r
 const Primitive &cummin_p = def_cum<MinOp, true>("cummin", kNone, cum_extremum_rules);
 
 } // namespace
+
+void scan_lines(ScanKind kind, DType dtype, const void *x, void *y, int64_t outer, int64_t n,
+                int64_t inner, bool reverse) {
+  AxisView v{outer, n, inner};
+  auto run = [&]<class Op, bool AllowBool>() {
+    STRATA_DISPATCH(dtype, T, {
+      if constexpr (AllowBool || !std::is_same_v<T, bool>)
+        cum_kernel<Op>(static_cast<const T *>(x), static_cast<T *>(y), v, reverse);
+    });
+  };
+  switch (kind) {
+  case ScanKind::Sum:
+    return run.template operator()<SumOp, false>();
+  case ScanKind::Prod:
+    return run.template operator()<ProdOp, false>();
+  case ScanKind::Max:
+    return run.template operator()<MaxOp, true>();
+  case ScanKind::Min:
+    return run.template operator()<MinOp, true>();
+  }
+}
 
 // ---- lax wrappers ------------------------------------------------------------------------------
 namespace lax {

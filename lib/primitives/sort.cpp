@@ -1,48 +1,15 @@
 // sort: a stable sort of several operands along one dimension, ordered lexicographically by the
 // first num_keys of them, NaNs last.
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <memory>
-#include <numeric>
 
-#include "primitives/elementwise_impl.h"
 #include "primitives/rules_impl.h"
-#include "strata/internal/thread_pool.h"
+#include "strata/internal/line_kernels.h"
 #include "strata/lax.h"
 
 namespace strata {
 namespace {
 
 constexpr const char *kOp = "sort";
-
-/// Three-way comparison with NaNs after every number (and equal to each other).
-template <class T> inline int compare3(T a, T b) {
-  auto x = load(a), y = load(b);
-  if constexpr (is_float_v<T>) {
-    bool nx = x != x, ny = y != y;
-    if (nx || ny)
-      return nx == ny ? 0 : (nx ? 1 : -1);
-  }
-  return x < y ? -1 : (y < x ? 1 : 0);
-}
-template <class T> inline bool less_nan_last(T a, T b) { return compare3(a, b) < 0; }
-
-using CompareFn = int (*)(const void *col, int64_t a, int64_t b);
-template <class T> int compare_at(const void *col, int64_t a, int64_t b) {
-  const T *c = static_cast<const T *>(col);
-  return compare3(c[a], c[b]);
-}
-CompareFn compare_fn(DType t) {
-  STRATA_DISPATCH(t, T, return &compare_at<T>);
-  return nullptr;
-}
-
-/// Copies element `src_index` of `src` to element `dst_index` of `dst` (both of itemsize sz).
-inline void copy_elem(const uint8_t *src, int64_t src_index, uint8_t *dst, int64_t dst_index,
-                      size_t sz) {
-  std::memcpy(dst + dst_index * sz, src + src_index * sz, sz);
-}
 
 std::vector<AbstractValue> sort_shape_rule(std::span<const AbstractValue> in,
                                            const Params &params) {
@@ -79,72 +46,12 @@ std::vector<Array> sort_impl(std::span<const Array> in, const Params &params,
     return {in.begin(), in.end()};
 
   std::vector<Array> result;
-  for (size_t i = 0; i < in.size(); ++i)
+  std::vector<SortOperand> operands;
+  for (size_t i = 0; i < in.size(); ++i) {
     result.push_back(Array::empty(out[i].shape, out[i].dtype, out[i].weak_type));
-  int64_t grain = std::max<int64_t>(1, kElementwiseGrain / r);
-  auto line_base = [&](int64_t line) { return (line / inner) * r * inner + line % inner; };
-
-  if (in.size() == 1) { // sort the values themselves
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      const T *x = in[0].data<T>();
-      T *y = static_cast<T *>(result[0].mutable_data());
-      parallel_for(lines, grain, [&](int64_t b, int64_t e) {
-        std::unique_ptr<T[]> buf(new T[static_cast<size_t>(r)]); // T may be bool
-        for (int64_t line = b; line < e; ++line) {
-          int64_t base = line_base(line);
-          for (int64_t j = 0; j < r; ++j)
-            buf[j] = x[base + j * inner];
-          std::stable_sort(buf.get(), buf.get() + r, less_nan_last<T>);
-          for (int64_t j = 0; j < r; ++j)
-            y[base + j * inner] = buf[j];
-        }
-      });
-    });
-    return result;
+    operands.push_back({in[i].dtype(), in[i].data(), result[i].mutable_data()});
   }
-
-  // Several operands: sort a permutation by the keys, then apply it to every operand.
-  std::vector<size_t> sizes;
-  std::vector<CompareFn> cmps;
-  for (const Array &a : in)
-    sizes.push_back(itemsize(a.dtype()));
-  for (int64_t k = 0; k < num_keys; ++k)
-    cmps.push_back(compare_fn(in[k].dtype()));
-  parallel_for(lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<int64_t> perm(static_cast<size_t>(r));
-    std::vector<std::vector<uint8_t>> cols(static_cast<size_t>(num_keys));
-    for (int64_t k = 0; k < num_keys; ++k)
-      cols[k].resize(static_cast<size_t>(r) * sizes[k]);
-    for (int64_t line = b; line < e; ++line) {
-      int64_t base = line_base(line);
-      // Gather the keys of this line into contiguous columns.
-      for (int64_t k = 0; k < num_keys; ++k) {
-        const auto *src = static_cast<const uint8_t *>(in[k].data());
-        for (int64_t j = 0; j < r; ++j)
-          copy_elem(src, base + j * inner, cols[k].data(), j, sizes[k]);
-      }
-      std::iota(perm.begin(), perm.end(), int64_t{0});
-      if (num_keys == 1) {
-        CompareFn c = cmps[0];
-        const void *col = cols[0].data();
-        std::stable_sort(perm.begin(), perm.end(),
-                         [&](int64_t i, int64_t j) { return c(col, i, j) < 0; });
-      } else {
-        std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
-          for (int64_t k = 0; k < num_keys; ++k)
-            if (int c = cmps[k](cols[k].data(), i, j))
-              return c < 0;
-          return false;
-        });
-      }
-      for (size_t o = 0; o < in.size(); ++o) {
-        const auto *src = static_cast<const uint8_t *>(in[o].data());
-        auto *dst = static_cast<uint8_t *>(result[o].mutable_data());
-        for (int64_t j = 0; j < r; ++j)
-          copy_elem(src, base + perm[j] * inner, dst, base + j * inner, sizes[o]);
-      }
-    }
-  });
+  sort_lines(operands, num_keys, outer, r, inner);
   return result;
 }
 

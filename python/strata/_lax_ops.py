@@ -817,9 +817,11 @@ def top_k(operand, k, *, axis=-1):
     idx = broadcasted_iota("int32", x.shape, axis)
     # A stable ascending sort of the reversed array, reversed back, is descending with ties in
     # index order.
+    # Only the last k of the ascending order are reversed (not the whole sorted line).
     v, i = _L.sort([_L.rev(x, [axis]), _L.rev(idx, [axis])], axis, 1)
-    v, i = _L.rev(v, [axis]), _L.rev(i, [axis])
-    return slice_in_dim(v, 0, k, axis=axis), slice_in_dim(i, 0, k, axis=axis)
+    n = x.shape[axis]
+    return (_L.rev(slice_in_dim(v, n - k, n, axis=axis), [axis]),
+            _L.rev(slice_in_dim(i, n - k, n, axis=axis), [axis]))
 
 
 # ---- Reductions ------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 // The functions compiled CPU code calls besides libm and libomp: BLAS (strata-linalg-to-blas)
-// and memrefCopy; host callbacks are in HostCallback.cpp.
+// and memrefCopy; host callbacks are in HostCallback.cpp, sorts and scans in SortScanRuntime.cpp.
 #include "runtime/host/HostRuntime.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "runtime/host/HostCallback.h"
+#include "runtime/host/SortScanRuntime.h"
 
 #include "strata/internal/blas.h"
 
@@ -36,7 +37,10 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
       {"strata_rt_host_callback", reinterpret_cast<void *>(&strata_rt_host_callback)},
       {"strata_rt_host_callback_buffer", reinterpret_cast<void *>(&strata_rt_host_callback_buffer)},
-      {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)}};
+      {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)},
+      {"strata_rt_scan", reinterpret_cast<void *>(&strata_rt_scan)},
+      {"strata_rt_sort", reinterpret_cast<void *>(&strata_rt_sort)},
+      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)}};
 }
 
 } // namespace strata::rt

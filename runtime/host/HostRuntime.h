@@ -8,7 +8,8 @@
 
 namespace strata::rt {
 
-/// What CPU code calls: memrefCopy, strata_rt_gemm and the host-callback functions.
+/// What CPU code calls: memrefCopy, strata_rt_gemm, the sort and scan functions and the
+/// host-callback functions.
 std::vector<std::pair<std::string, void *>> cpu_runtime_symbols();
 
 /// What GPU host code calls: the CUDA runtime's mgpu* and strata_rt_cuda_* functions and the

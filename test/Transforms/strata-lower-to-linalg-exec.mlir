@@ -4,10 +4,12 @@
 // bufferized and lowered to LLVM with upstream passes. The expected values follow libstrata's
 // semantics (lib/primitives, docs/indexing.md) and were worked out by hand or with numpy, not
 // with these lowerings. Contractions are in strata-lower-to-cpu-exec.mlir (the CPU pipeline
-// calls strata_rt_gemm, from libstrata_jit).
+// calls strata_rt_gemm, from libstrata_jit). Sorts and scans: the CPU pipeline calls
+// libstrata's kernels (strata_rt_sort, strata_rt_scan, from libstrata_jit), the other run
+// strata-lower-to-linalg's loops.
 // RUN: strata-opt --strata-lower-to-cpu %s \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libomp.so,%strata_lib_dir/libstrata_jit.so \
 // RUN: | FileCheck %s
 // RUN: strata-opt --strata-lower-to-linalg %s \
 // RUN: | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
@@ -127,6 +129,17 @@ func.func @sort2(%k0: tensor<2x4xi32>, %k1: tensor<2x4xui32>, %v: tensor<2x4xi32
       : (tensor<2x4xi32>, tensor<2x4xui32>, tensor<2x4xi32>)
       -> (tensor<2x4xi32>, tensor<2x4xui32>, tensor<2x4xi32>)
   return %2 : tensor<2x4xi32>
+}
+
+// sort of a line longer than 32 (strata-lower-to-linalg's bitonic network, padded to 64): keys
+// floor((7i mod 40) / 2), each value twice, with NaN at 0 and -inf at 5; the payload, an iota,
+// is the stable order: -inf, then each value's two positions in order, then NaN.
+// CHECK: data =
+// CHECK-NEXT: [5, 23, 6, 29, 12, 35, 1, 18, 7, 24, 13, 30, 19, 36, 2, 25, 8, 31, 14, 37, 3, 20, 9, 26, 15, 32, 21, 38, 4, 27, 10, 33, 16, 39, 22, 11, 28, 17, 34, 0]
+func.func @sort3(%k: tensor<40xf32>, %v: tensor<40xi32>) -> tensor<40xi32> {
+  %0, %1 = strata.sort(%k, %v), dimension = 0, num_keys = 1
+      : (tensor<40xf32>, tensor<40xi32>) -> (tensor<40xf32>, tensor<40xi32>)
+  return %1 : tensor<40xi32>
 }
 
 // Scans: reverse cumsum, cumsum along axis 1, cumprod (i32) along axis 0, cummax with NaN,
@@ -342,6 +355,9 @@ func.func @main() {
   %k2 = arith.constant dense<[[0, 1, 2, 3], [0, 1, 2, 3]]> : tensor<2x4xi32>
   %s2 = call @sort2(%k0, %k1, %k2)
       : (tensor<2x4xi32>, tensor<2x4xui32>, tensor<2x4xi32>) -> tensor<2x4xi32>
+  %k3 = arith.constant dense<[0x7FC00000, 3., 7., 10., 14., 0xFF800000, 1., 4., 8., 11., 15., 18., 2., 5., 9., 12., 16., 19., 3., 6., 10., 13., 17., 0., 4., 7., 11., 14., 18., 1., 5., 8., 12., 15., 19., 2., 6., 9., 13., 16.]> : tensor<40xf32>
+  %v3 = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39]> : tensor<40xi32>
+  %s3 = call @sort3(%k3, %v3) : (tensor<40xf32>, tensor<40xi32>) -> tensor<40xi32>
   // scans
   %ca = arith.constant dense<[1., 2., 3., 4.]> : tensor<4xf32>
   %cb = arith.constant dense<[[1., 2., 3.], [4., 5., 6.]]> : tensor<2x3xf32>
@@ -403,6 +419,7 @@ func.func @main() {
   %U_sk = tensor.cast %sk : tensor<6xf32> to tensor<*xf32>
   %U_sv = tensor.cast %sv : tensor<6xi32> to tensor<*xi32>
   %U_s2 = tensor.cast %s2 : tensor<2x4xi32> to tensor<*xi32>
+  %U_s3 = tensor.cast %s3 : tensor<40xi32> to tensor<*xi32>
   %U_c0 = tensor.cast %c0 : tensor<4xf32> to tensor<*xf32>
   %U_c1 = tensor.cast %c1 : tensor<2x3xf32> to tensor<*xf32>
   %U_c2 = tensor.cast %c2 : tensor<2x3xi32> to tensor<*xi32>
@@ -434,6 +451,7 @@ func.func @main() {
   call @printMemrefF32(%U_sk) : (tensor<*xf32>) -> ()
   call @printMemrefI32(%U_sv) : (tensor<*xi32>) -> ()
   call @printMemrefI32(%U_s2) : (tensor<*xi32>) -> ()
+  call @printMemrefI32(%U_s3) : (tensor<*xi32>) -> ()
   call @printMemrefF32(%U_c0) : (tensor<*xf32>) -> ()
   call @printMemrefF32(%U_c1) : (tensor<*xf32>) -> ()
   call @printMemrefI32(%U_c2) : (tensor<*xi32>) -> ()

@@ -313,3 +313,21 @@ func.func @main(%a: tensor<256xf32>, %x: tensor<256xf32>) -> tensor<256xf32> {
   %0 = strata.igamma %a, %x : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
   return %0 : tensor<256xf32>
 }
+
+// -----
+
+// A sort of lines of 100 (a bitonic network, padded to 128): two loops on the host; each step
+// is a kernel copying the three working buffers (keys, payload, positions), then a kernel of
+// compare-exchanges that loads partners from the copies: two kernels, since a kernel that
+// wrote the copies would race with its own partner loads.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: gpu.launch_func @[[COPY:[a-z_0-9]+]]::@{{.+}} args(%{{.+}} : memref<4x128xf32>,
+// CHECK-NEXT: gpu.launch_func @[[SWAP:[a-z_0-9]+]]::@{{.+}} args(%{{.+}} : memref<4x128xf32>,
+// CHECK-NEXT: memref.dealloc
+func.func @main(%k: tensor<4x100xf32>, %v: tensor<4x100xi32>) -> (tensor<4x100xf32>, tensor<4x100xi32>) {
+  %0, %1 = strata.sort(%k, %v), dimension = 1, num_keys = 1
+      : (tensor<4x100xf32>, tensor<4x100xi32>) -> (tensor<4x100xf32>, tensor<4x100xi32>)
+  return %0, %1 : tensor<4x100xf32>, tensor<4x100xi32>
+}

@@ -39,6 +39,37 @@ def test_sort_nan_and_misc():
         jnp.sort(A, order="x")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.int64,
+                                   np.float16])
+def test_sort_long_lines_eager_and_jit(dtype):
+    # Lines long enough for the radix sort, with ties, infinities, NaNs and signed zeros; under
+    # jit the sort and the cumulative scans run the eager kernels, so the bits agree.
+    r = np.random.default_rng(5)
+    x = (r.integers(-40, 40, (3, 2000)) / 4).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        x.flat[::17] = np.nan
+        x.flat[3::29] = -0.0
+        x.flat[5::31] = -np.inf
+    want = np.sort(x, axis=1)
+    for got in (jnp.sort(x, axis=1), strata.jit(lambda a: jnp.sort(a, axis=1))(x)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    perm = np.argsort(x, axis=1, kind="stable")
+    for got in (jnp.argsort(x, axis=1), strata.jit(lambda a: jnp.argsort(a, axis=1))(x)):
+        np.testing.assert_array_equal(np.asarray(got), perm)
+    vals, idx = strata.jit(lambda a: strata.lax.top_k(a, 7))(x)
+    want_idx = np.argsort(-x.astype(np.float64), axis=1, kind="stable")[:, :7]
+    if np.issubdtype(dtype, np.floating):  # NaN counts as the largest: first, by index
+        key = np.where(np.isnan(x), np.inf, x.astype(np.float64))
+        nan_first = np.lexsort((np.arange(x.shape[1])[None].repeat(3, 0), -key,
+                                ~np.isnan(x)), axis=1)
+        want_idx = nan_first[:, :7]
+    np.testing.assert_array_equal(np.asarray(idx), want_idx)
+    if dtype not in (np.uint8,):
+        c = np.asarray(strata.jit(lambda a: jnp.cumsum(a, axis=1))(x))
+        e = np.asarray(jnp.cumsum(x, axis=1))
+        np.testing.assert_array_equal(c.view(np.uint8), e.view(np.uint8))
+
+
 @pytest.mark.parametrize("kth", [0, 2, 4, -1])
 def test_partition(kth):
     p = np.asarray(jnp.partition(A, kth, axis=1))

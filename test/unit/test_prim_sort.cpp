@@ -1,7 +1,9 @@
 // sort: hand-derived orders (stability, NaNs last, lexicographic keys) and a std::stable_sort
 // oracle over every dtype and dimension.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -143,6 +145,89 @@ TEST(PrimSort, LargeLines) {
   expect_array(got[0], want[0], shape, float32);
   expect_array(got[1], want[1], shape, int32);
   expect_array(lax::sort({make(x, shape, float32)}, 1)[0], want[0], shape, float32);
+}
+
+// Lines long enough for the radix sort (and strided: dimension 1 of 3), with many ties,
+// infinities and NaNs, in every dtype, alone, with payloads, and with two keys.
+TEST(PrimSort, RadixLinesEveryDtype) {
+  Shape shape{2, 700, 3};
+  for (DType t : all_dtypes()) {
+    std::vector<double> x = gen(num_elements(shape), t, 17, 37);
+    if (is_floating(t))
+      for (size_t i = 0; i < x.size(); i += 97) {
+        x[i] = kNaN;
+        x[i + 5] = kInf;
+        x[i + 7] = -kInf;
+      }
+    for (int64_t dim : {1, 0, 2}) {
+      SCOPED_TRACE(std::string(short_name(t)) + " dim " + std::to_string(dim));
+      Shape sh = shape;
+      if (dim != 1)
+        std::swap(sh[1], sh[dim]);
+      std::vector<double> v1 = gen(num_elements(sh), float64, 9, 1000);
+      std::vector<double> v2 = gen(num_elements(sh), int32, 11, 5);
+      expect_array(lax::sort({make(x, sh, t)}, dim)[0], oracle({x}, sh, dim, 1)[0], sh, t);
+      auto want = oracle({x, v1}, sh, dim, 1);
+      auto got = lax::sort({make(x, sh, t), make(v1, sh, float64)}, dim);
+      expect_array(got[0], want[0], sh, t);
+      expect_array(got[1], want[1], sh, float64);
+      auto want2 = oracle({v2, x, v1}, sh, dim, 2);
+      auto got2 = lax::sort({make(v2, sh, int32), make(x, sh, t), make(v1, sh, float64)}, dim, 2);
+      expect_array(got2[1], want2[1], sh, t);
+      expect_array(got2[2], want2[2], sh, float64);
+    }
+  }
+}
+
+/// The bits of a sorted f32 or f64 line of `x` (a double per element) against a stable sort of
+/// the elements themselves: -0.0 and 0.0 tie, NaNs tie after everything, ties keep input order.
+template <class T> void expect_bits_sorted(const std::vector<double> &x) {
+  std::vector<T> in(x.begin(), x.end());
+  std::vector<T> want = in;
+  std::stable_sort(want.begin(), want.end(), [](T a, T b) {
+    if (std::isnan(a))
+      return false;
+    return std::isnan(b) || a < b;
+  });
+  DType t = sizeof(T) == 4 ? float32 : float64;
+  Shape shape{static_cast<int64_t>(in.size())};
+  Array sorted = lax::sort({Array::from_vector(in, shape)})[0];
+  Array keys = lax::sort({Array::from_vector(in, shape), lax::iota(int32, shape, 0)})[0];
+  for (const Array &a : {sorted, keys}) {
+    ASSERT_EQ(a.dtype(), t);
+    EXPECT_EQ(std::memcmp(a.data(), want.data(), want.size() * sizeof(T)), 0)
+        << short_name(t) << " n=" << in.size();
+  }
+}
+
+TEST(PrimSort, SignedZerosAndNanBitsKeepInputOrder) {
+  for (int64_t n : {9, 600}) {
+    std::vector<double> x;
+    for (int64_t i = 0; i < n; ++i) {
+      switch (i % 9) {
+      case 0:
+        x.push_back(-0.0);
+        break;
+      case 1:
+      case 4:
+        x.push_back(0.0);
+        break;
+      case 2: // NaNs of both signs and distinct payloads (kept by the f64 -> f32 conversion)
+        x.push_back(std::bit_cast<double>(0x7ff8000000000000ull | (uint64_t(i % 64) << 32)));
+        break;
+      case 3:
+        x.push_back(-std::bit_cast<double>(0x7ff8000000000000ull | (uint64_t(i % 32) << 33)));
+        break;
+      case 5:
+        x.push_back(-1.5 * static_cast<double>(i % 5));
+        break;
+      default:
+        x.push_back(static_cast<double>(i % 7) - 3.0);
+      }
+    }
+    expect_bits_sorted<float>(x);
+    expect_bits_sorted<double>(x);
+  }
 }
 
 TEST(PrimSort, EdgeShapesAndWeakType) {

@@ -253,6 +253,18 @@ bool checkChainAccesses(ArrayRef<linalg::GenericOp> ops) {
       if (isa<MemRefType>(operand.get().getType()) && written.contains(rootOf(operand.get())) &&
           accessOf(op, operand.getOperandNumber(), space) != Access::RowElement)
         return false;
+  // A body that loads from a written buffer itself (a gather's or a sorting network's
+  // memref.load at a computed index) reads elements other threads write in the same kernel.
+  for (linalg::GenericOp op : ops) {
+    WalkResult r = op.getBlock()->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (isa<MemRefType>(v.getType()) && written.contains(rootOf(v)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return false;
+  }
   return true;
 }
 

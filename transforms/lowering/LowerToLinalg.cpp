@@ -58,6 +58,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     populateShapeToTensorPatterns(patterns);
     populateIndexingToLinalgPatterns(patterns);
     populateReductionsToLinalgPatterns(patterns);
+    populateSortScanToLinalgPatterns(patterns);
     populateDotToLinalgPatterns(patterns);
     // One walk (fusion bodies included): every pattern creates only upstream ops, so nothing
     // needs revisiting, and unrelated IR is left exactly as it was (no folding).

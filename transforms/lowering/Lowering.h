@@ -61,8 +61,12 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateShapeToTensorPatterns(RewritePatternSet &patterns);
 /// gather, scatter and scatter_add.
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
-/// reduce_*, argmax/argmin, cumulative scans and sort.
+/// reduce_* and argmax/argmin.
 void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
+/// Cumulative scans (scf.for along the axis) and sort (counting on short lines, a bitonic
+/// network on long ones: no data-dependent loops, as the GPU needs; the CPU pipeline calls the
+/// runtime first).
+void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
 
