@@ -221,31 +221,82 @@ Value rowOf(OpBuilder &b, Location loc, Value v, Value i) {
   return memref::SubViewOp::create(b, loc, rowType, v, offsets, sizes, strides);
 }
 
+/// Rows per parallel iteration: enough work that the scratch buffers' allocation is paid
+/// rarely, and at least 32 iterations so that the cores share the rows evenly.
+int64_t rowsPerChunk(int64_t rows, int64_t workPerRow) {
+  constexpr int64_t kChunkWork = 1 << 15, kMinChunks = 32;
+  int64_t r = std::max<int64_t>(1, kChunkWork / std::max<int64_t>(1, workPerRow));
+  return std::clamp<int64_t>(std::min(r, rows / kMinChunks), 1, rows);
+}
+
+/// Allocations of the run that only its row loop reads and writes (row by row, then freed):
+/// each becomes one row of scratch per parallel iteration (per loop when serial), so the
+/// intermediate rows (softmax's exponentials) stay in the cache and are never written back
+/// to a full-size buffer, which costs its page faults at every call too.
+void useRowScratch(RewriterBase &rewriter, scf::ForOp rowLoop) {
+  Block &rowBody = *rowLoop.getBody();
+  llvm::SetVector<memref::AllocOp> allocs;
+  for (Operation &op : rowBody)
+    if (auto sv = dyn_cast<memref::SubViewOp>(op))
+      if (auto a = sv.getSource().getDefiningOp<memref::AllocOp>())
+        if (a.getType().getRank() >= 2)
+          allocs.insert(a);
+  for (memref::AllocOp a : allocs) {
+    bool local = llvm::all_of(a->getUsers(), [&](Operation *u) {
+      return isa<memref::DeallocOp>(u) || (isa<memref::SubViewOp>(u) && u->getBlock() == &rowBody);
+    });
+    if (!local)
+      continue;
+    MemRefType type = a.getType();
+    auto rowType = MemRefType::get(type.getShape().drop_front(), type.getElementType());
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(rowLoop);
+    auto scratch = memref::AllocOp::create(rewriter, a.getLoc(), rowType, a.getAlignmentAttr());
+    rewriter.setInsertionPointAfter(rowLoop);
+    memref::DeallocOp::create(rewriter, a.getLoc(), scratch);
+    for (Operation *u : llvm::make_early_inc_range(a->getUsers())) {
+      if (isa<memref::DeallocOp>(u)) {
+        rewriter.eraseOp(u);
+        continue;
+      }
+      rewriter.setInsertionPoint(u);
+      rewriter.replaceOpWithNewOp<memref::CastOp>(u, u->getResult(0).getType(), scratch);
+    }
+    rewriter.eraseOp(a);
+  }
+}
+
 /// Replaces the run by one loop over its rows whose body holds each op restricted to row i
-/// (loop 0 dropped). Returns the loop.
-FailureOr<Operation *> makeRowLoop(RewriterBase &rewriter, RowRun &run, bool parallel) {
+/// (loop 0 dropped); when parallel, an scf.parallel over chunks of rows around an scf.for over
+/// a chunk's rows. Returns the outer loop.
+FailureOr<Operation *> makeRowLoop(RewriterBase &rewriter, RowRun &run, bool parallel,
+                                   int64_t workPerRow) {
   Operation *first = run.ops.front();
   for (Operation *op : run.between)
     rewriter.moveOpBefore(op, first);
   Location loc = first->getLoc();
   rewriter.setInsertionPoint(first);
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value rows = arith::ConstantIndexOp::create(rewriter, loc, run.rows);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  Value zero = index(0), rows = index(run.rows), one = index(1);
   Operation *loop;
-  Value i;
+  scf::ForOp rowLoop;
   if (parallel) {
-    auto par =
-        scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{rows}, ValueRange{one});
+    int64_t chunk = rowsPerChunk(run.rows, workPerRow);
+    Value chunks = index((run.rows + chunk - 1) / chunk), chunkRows = index(chunk);
+    auto par = scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{chunks},
+                                       ValueRange{one});
     rewriter.setInsertionPoint(par.getBody()->getTerminator());
+    Value lo = arith::MulIOp::create(rewriter, loc, par.getInductionVars()[0], chunkRows);
+    Value hi = arith::MinSIOp::create(rewriter, loc,
+                                      arith::AddIOp::create(rewriter, loc, lo, chunkRows), rows);
+    rowLoop = scf::ForOp::create(rewriter, loc, lo, hi, one);
     loop = par;
-    i = par.getInductionVars()[0];
   } else {
-    auto f = scf::ForOp::create(rewriter, loc, zero, rows, one);
-    rewriter.setInsertionPoint(f.getBody()->getTerminator());
-    loop = f;
-    i = f.getInductionVar();
+    rowLoop = scf::ForOp::create(rewriter, loc, zero, rows, one);
+    loop = rowLoop;
   }
+  Value i = rowLoop.getInductionVar();
+  Block *rowBody = rowLoop.getBody();
   llvm::SmallBitVector dim0(1, true);
   for (linalg::LinalgOp l : run.ops) {
     OpBuilder::InsertionGuard guard(rewriter);
@@ -257,7 +308,7 @@ FailureOr<Operation *> makeRowLoop(RewriterBase &rewriter, RowRun &run, bool par
         return l->emitError("strata-parallelize-loops: cannot generalize this op");
       g = *gen;
     }
-    rewriter.setInsertionPoint(loop->getRegion(0).front().getTerminator());
+    rewriter.setInsertionPoint(rowBody->getTerminator());
     SmallVector<Value> ins, outs;
     SmallVector<AffineMap> maps;
     for (OpOperand &operand : g->getOpOperands()) {
@@ -279,6 +330,7 @@ FailureOr<Operation *> makeRowLoop(RewriterBase &rewriter, RowRun &run, bool par
     rewriter.inlineRegionBefore(g.getRegion(), row.getRegion(), row.getRegion().end());
     rewriter.eraseOp(g);
   }
+  useRowScratch(rewriter, rowLoop);
   return loop;
 }
 
@@ -299,7 +351,7 @@ struct StrataParallelizeLoopsPass
           int64_t work = 0;
           for (linalg::LinalgOp l : run.ops)
             work += totalIterations(l);
-          if (failed(makeRowLoop(rewriter, run, work >= minIterations)))
+          if (failed(makeRowLoop(rewriter, run, work >= minIterations, work / run.rows)))
             return signalPassFailure();
         }
       }

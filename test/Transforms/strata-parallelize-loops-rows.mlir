@@ -6,23 +6,31 @@
 #row = affine_map<(d0, d1) -> (d0)>
 #col = affine_map<(d0, d1) -> (d0, 0)>
 
-// Softmax's max, exponentials, sum and division: one parallel loop over the 64 rows, whose body
-// works on row i (rank-reducing subviews), the reductions over 32-lane vectors.
+// Softmax's max, exponentials, sum and division: one parallel loop over chunks of the 64 rows
+// (32 chunks of 2), whose body works on row i (rank-reducing subviews), the reductions over
+// 32-lane vectors. The exponentials, only read within a row, live in one row of scratch per
+// chunk instead of a 64x128 buffer.
 // CHECK-LABEL: func.func @softmax
-// CHECK: memref.expand_shape
-// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK-NOT: memref.alloc() : memref<64x128xf32>
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[C32]])
 // CHECK-NOT: scf.parallel
+// CHECK: %[[ROW:.*]] = memref.alloc() : memref<128xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: memref.subview %{{.*}}[%[[I]], 0] [1, 128] [1, 1] : memref<64x128xf32> to memref<128xf32, strided<[1], offset: ?>>
 // CHECK: arith.constant dense<0xFF800000> : vector<32xf32>
 // CHECK: scf.for {{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<32xf32>)
 // CHECK: vector.load
 // CHECK: arith.maximumf {{.*}} : vector<32xf32>
 // CHECK: vector.shuffle
+// CHECK: memref.cast %[[ROW]]
 // CHECK: math.exp {{.*}} : f32
 // CHECK: arith.constant dense<-0.000000e+00> : vector<32xf32>
 // CHECK: arith.addf {{.*}} : vector<32xf32>
 // CHECK: arith.divf {{.*}} : f32
 // CHECK-NOT: linalg.
+// CHECK: memref.dealloc %[[ROW]]
+// CHECK-NOT: memref.dealloc %[[ROW]]
 // CHECK: memref.dealloc
 func.func @softmax(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
