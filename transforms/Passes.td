@@ -471,9 +471,11 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
     every operand by its loop 0 in dimension 0 over the same rows (or not by loop 0 at all,
     for inputs no op of the run writes), becomes one loop over the rows: its body holds each
     op on row i (loop 0 dropped, rank-reducing subviews), so softmax's max, exponentials, sum
-    and division read a row while it is in the cache. The row loop is an `scf.parallel` from
-    `min-iterations` iterations of its ops together: its iterations write disjoint rows, and
-    the reductions stay inside them. Then every op whose only reduction loop is the innermost
+    and division read a row while it is in the cache. From `min-iterations` iterations of its
+    ops together, the row loop is an `scf.parallel` over chunks of rows around an `scf.for`
+    over a chunk's rows: its iterations write disjoint rows, and the reductions stay inside
+    them. An allocation that only the row loop reads and writes becomes one row of scratch
+    per chunk. Then every op whose only reduction loop is the innermost
     one, each output a float sum, product, max or min of an elementwise arith/math body over
     a contiguous row, becomes a loop over vectors of 1024 bits of accumulators (lane k folds
     the elements at k modulo the width, a masked step the tail, the lanes then combine by
