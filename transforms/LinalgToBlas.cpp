@@ -145,6 +145,10 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     using Dim = std::optional<unsigned>;
     auto one = [](const SmallVector<unsigned> &v) { return v.empty() ? Dim() : Dim(v[0]); };
     Dim m = one(ms), n = one(ns), k = one(ks), batch = one(bs);
+    // A batch of dot products (sum over the row of a * b) is a row reduction, which the loop
+    // lowering vectorizes; as a gemm it is one call of a 1x1 product per row.
+    if (!m && !n && batch)
+      return rewriter.notifyMatchFailure(op, "a batch of dot products");
     // Each operand holds its own matrix (and batch) dimensions and otherwise only unit ones.
     auto expect = [&](AffineMap map, Dim r, Dim col) {
       for (AffineExpr e : map.getResults()) {

@@ -514,6 +514,21 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
     reduction loop stay serial too (an OpenMP reduction does not lower through scf-to-cf's
     alloca scopes).
 
+    With `row-loops` (as `strata-lower-to-cpu` runs it), a run of consecutive ops (allocations,
+    constants and reshapes may sit between them) with a reduction among them, each indexing
+    every operand by its loop 0 in dimension 0 over the same rows (or not by loop 0 at all,
+    for inputs no op of the run writes), becomes one loop over the rows: its body holds each
+    op on row i (loop 0 dropped, rank-reducing subviews), so softmax's max, exponentials, sum
+    and division read a row while it is in the cache. From `min-iterations` iterations of its
+    ops together, the row loop is an `scf.parallel` over chunks of rows around an `scf.for`
+    over a chunk's rows: its iterations write disjoint rows, and the reductions stay inside
+    them. An allocation that only the row loop reads and writes becomes one row of scratch
+    per chunk. Then every op whose only reduction loop is the innermost
+    one, each output a float sum, product, max or min of an elementwise arith/math body over
+    a contiguous row, becomes a loop over vectors of 1024 bits of accumulators (lane k folds
+    the elements at k modulo the width, a masked step the tail, the lanes then combine by
+    halves): LLVM never reassociates a scalar float reduction by itself.
+
     Before => after (min-iterations=1024):
 
     ```mlir
@@ -532,11 +547,15 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
   let options = [
     Option<"minIterations", "min-iterations", "int64_t", /*default=*/"262144",
            "Iterations of a loop nest from which it runs in parallel">,
+    Option<"rowLoops", "row-loops", "bool", /*default=*/"false",
+           "Runs of ops that work row by row become one loop over the rows (parallel when "
+           "large, reductions included), and innermost float reductions vector accumulators">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

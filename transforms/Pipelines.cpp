@@ -100,13 +100,17 @@ void buildStrataMathLoweringPipeline(OpPassManager &pm) {
 }
 
 void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
-  pm.addPass(createStrataParallelizeLoops());
+  StrataParallelizeLoopsOptions loops;
+  loops.rowLoops = true;
+  pm.addPass(createStrataParallelizeLoops(loops));
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());
   buildStrataLoopsToCfPipeline(pm);
   pm.addPass(createCanonicalizerPass());
   buildStrataMathLoweringPipeline(pm);
   pm.addPass(arith::createArithExpandOpsPass());
+  // The vector accumulators of row reductions (strata-parallelize-loops).
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
