@@ -134,9 +134,6 @@ Value lowerDot(PatternRewriter &rewriter, Location loc, const Dot &dot, RankedTe
   auto lhsType = tensorOf(dot.lhs), rhsType = tensorOf(dot.rhs);
   Type outElem = outType.getElementType();
   Type outSl = signlessOf(outElem);
-  Value init =
-      makeInit(rewriter, loc, outType,
-               fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0), outElem));
   ArrayRef<int64_t> lb = dot.lb, rb = dot.rb, lc = dot.lc, rc = dot.rc;
   Value lhs = dot.lhs, rhs = dot.rhs;
 
@@ -145,6 +142,18 @@ Value lowerDot(PatternRewriter &rewriter, Location loc, const Dot &dot, RankedTe
   // large) instead of a gemm with k = 1 per batch.
   bool unitContraction =
       !lc.empty() && llvm::all_of(lc, [&](int64_t d) { return lhsType.getDimSize(d) == 1; });
+  // Without contracting dims each result element is one product (as XLA, which rewrites such
+  // a dot into a multiply): it is written once into an uninitialized result, where a zero fill
+  // and an accumulation would pass over it three times. The per-example weight gradients of
+  // jit(vmap(grad)) are such products, and the largest tensors of their program. (Unit
+  // contractions keep the sum 0 + x * y of their one term, which turns a -0.0 product into
+  // +0.0 as the eager gemm does.)
+  bool noReduction = lc.empty();
+  Value init = noReduction
+                   ? makeInit(rewriter, loc, outType)
+                   : makeInit(rewriter, loc, outType,
+                              fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0),
+                                           outElem));
   bool oneType = lhsType.getElementType() == outElem && rhsType.getElementType() == outElem &&
                  !outElem.isInteger(1) && outElem == outSl && !unitContraction;
   auto is = [](ArrayRef<int64_t> a, std::initializer_list<int64_t> b) { return llvm::equal(a, b); };
@@ -190,14 +199,15 @@ Value lowerDot(PatternRewriter &rewriter, Location loc, const Dot &dot, RankedTe
     iterators.append(nc, utils::IteratorType::reduction);
   bool lhsUns = lhsType.getElementType().isUnsignedInteger();
   bool outUns = outElem.isUnsignedInteger();
-  auto generic =
-      makeGeneric(rewriter, loc, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    // Accumulate in the result type (preferred_element_type widens it).
-                    Value x = emitConvert(b, l, args[0], lhsUns, outSl, outUns);
-                    Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
-                    return SmallVector<Value>{emitAdd(b, l, args[2], emitMul(b, l, x, y))};
-                  });
+  auto generic = makeGeneric(rewriter, loc, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               // Accumulate in the result type (preferred_element_type widens it).
+                               Value x = emitConvert(b, l, args[0], lhsUns, outSl, outUns);
+                               Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
+                               Value product = emitMul(b, l, x, y);
+                               return SmallVector<Value>{
+                                   noReduction ? product : emitAdd(b, l, args[2], product)};
+                             });
   return generic.getResult(0);
 }
 
