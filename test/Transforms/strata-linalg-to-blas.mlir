@@ -192,7 +192,8 @@ func.func @bf16_cpu(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16
 // Attention's scores 'bqhd,bkhd->bhqk' with two batch dims (b, h) that no single stride spans
 // in q and k: one call per b, in an scf.for, each a strided-batched gemm over h (the longer
 // batch dim: 4) with m = q (3), n = k (6), k = d (5). The loop adds b's stride to each
-// operand's offset (0 here, so the sum folds to the product); no operand is copied. The call overwrites c (its zero fill is dropped).
+// operand's offset (0 here, so the sum folds to the product); no operand is copied. The call
+// overwrites c (its zero fill is dropped).
 // CHECK-LABEL: func.func @attention_scores
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
 // CHECK-DAG: %[[C3:.+]] = arith.constant 3 : i64

@@ -165,6 +165,21 @@ TEST(JitContractions, AttentionGradientContractionsAreGemmCalls) {
       << ir;
 }
 
+/// The GPU path (for sm_90, no device needed) makes the same calls of cuBLAS's strided-batched
+/// gemm, the loops around them in host code, and compiles down to LLVM IR.
+TEST(JitContractions, AttentionGradientCallsCublasOnTheGpuPath) {
+  Array q = rnd(1, {2, 5, 3, 4}).astype(float32);
+  JitOptions gpu;
+  gpu.chip = "sm_90";
+  Lowered l = jit(grad<0, 1, 2>(attention_loss), gpu).lower(q, q, q);
+  std::string ir = l.as_text("bufferized");
+  EXPECT_EQ(count(ir, {"call @strata_rt_cuda_gemm("}), 6u) << ir;
+  EXPECT_EQ(count(ir, {"\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\""}),
+            0u)
+      << ir;
+  EXPECT_NE(l.as_text("llvm-ir").find("define"), std::string::npos);
+}
+
 /// jit(vmap(grad)) of a dense layer: the forward and the input gradient are each one gemm over
 /// the whole batch (the unbatched weight is not broadcast), and the per-example weight
 /// gradients, outer products, are written once: no zero fill of that result before them, and
