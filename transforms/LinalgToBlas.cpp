@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -135,34 +136,52 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
     };
     SmallVector<unsigned> ms = real(dims->m), ns = real(dims->n), ks = real(dims->k),
                           bs = real(dims->batch);
-    if (llvm::any_of(ranges, ShapedType::isDynamic) || ms.size() > 1 || ns.size() > 1 ||
-        ks.size() > 1 || bs.size() > 1)
-      return rewriter.notifyMatchFailure(op, "more than one m, n, k or batch dimension");
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return rewriter.notifyMatchFailure(op, "dynamic loop ranges");
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (AffineMap m : maps)
       if (!m.isProjectedPermutation())
         return rewriter.notifyMatchFailure(op, "an operand is not indexed by loop dimensions");
-    using Dim = std::optional<unsigned>;
-    auto one = [](const SmallVector<unsigned> &v) { return v.empty() ? Dim() : Dim(v[0]); };
-    Dim m = one(ms), n = one(ns), k = one(ks), batch = one(bs);
     // A batch of dot products (sum over the row of a * b) is a row reduction, which the loop
     // lowering vectorizes; as a gemm it is one call of a 1x1 product per row.
-    if (!m && !n && batch)
+    if (ms.empty() && ns.empty() && !bs.empty())
       return rewriter.notifyMatchFailure(op, "a batch of dot products");
-    // Each operand holds its own matrix (and batch) dimensions and otherwise only unit ones.
-    auto expect = [&](AffineMap map, Dim r, Dim col) {
+    // Each operand holds its own kinds of dimension (a: m, k, batch; b: k, n, batch; c: m, n,
+    // batch), all of them, and otherwise only unit ones.
+    auto holdsExactly = [&](AffineMap map, std::initializer_list<ArrayRef<unsigned>> kinds) {
+      auto allowed = [&](unsigned d) {
+        return llvm::any_of(kinds, [&](ArrayRef<unsigned> k) { return llvm::is_contained(k, d); });
+      };
       for (AffineExpr e : map.getResults()) {
         unsigned d = cast<AffineDimExpr>(e).getPosition();
-        if (ranges[d] != 1 && Dim(d) != r && Dim(d) != col && Dim(d) != batch)
+        if (ranges[d] != 1 && !allowed(d))
           return false;
       }
-      for (Dim want : {r, col, batch})
-        if (want && !positionOf(map, *want))
-          return false;
-      return true;
+      return llvm::all_of(kinds, [&](ArrayRef<unsigned> k) {
+        return llvm::all_of(k, [&](unsigned d) { return positionOf(map, d).has_value(); });
+      });
     };
-    if (!expect(maps[0], m, k) || !expect(maps[1], k, n) || !expect(maps[2], m, n))
+    if (!holdsExactly(maps[0], {ms, ks, bs}) || !holdsExactly(maps[1], {ks, ns, bs}) ||
+        !holdsExactly(maps[2], {ms, ns, bs}))
       return rewriter.notifyMatchFailure(op, "an operand has broadcast or extra dimensions");
+    using Dim = std::optional<unsigned>;
+    // One dimension of each kind goes to the gemm: for m, n and k the last (innermost in the
+    // operands dot_general's lowering makes), for the batch the longest (the runtime spreads
+    // a batch of small products over its threads). The others become loops around the call,
+    // each moving the offsets of the operands that hold it.
+    auto last = [](ArrayRef<unsigned> v) { return v.empty() ? Dim() : Dim(v.back()); };
+    Dim m = last(ms), n = last(ns), k = last(ks), batch;
+    for (unsigned d : bs)
+      if (!batch || ranges[d] > ranges[*batch])
+        batch = d;
+    SmallVector<unsigned> loops;
+    for (ArrayRef<unsigned> kind : {ArrayRef<unsigned>(bs), ArrayRef<unsigned>(ms),
+                                    ArrayRef<unsigned>(ns), ArrayRef<unsigned>(ks)})
+      for (unsigned d : kind)
+        if (Dim(d) != m && Dim(d) != n && Dim(d) != k && Dim(d) != batch)
+          loops.push_back(d);
+    llvm::sort(loops);
+    bool loopsOverK = ks.size() > 1;
 
     Location loc = op.getLoc();
     auto i64 = [&](Value index) {
@@ -172,15 +191,17 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return arith::ConstantIntOp::create(rewriter, loc, v, 64).getResult();
     };
     // c starts as zeros (dot_general's lowering fills it just before): BLAS overwrites it
-    // instead (beta = 0), one pass over the result fewer.
+    // instead (beta = 0), one pass over the result fewer. Not when loops over k call the gemm
+    // several times on one c: those accumulate into the fill.
     Operation *prev = op->getPrevNode();
-    bool overwrite = isZeroFillOf(prev, c);
-    SmallVector<Value> args;
-    args.push_back(constant(*type));
-    SmallVector<Value> operandArgs;
+    bool overwrite = isZeroFillOf(prev, c) && !loopsOverK;
     SmallVector<Value, 3> operands = {a, b, c};
+    SmallVector<Value, 3> ptrs, offsets;
+    SmallVector<SmallVector<Value, 3>, 3> matrixArgs; // batch, row and column strides
+    SmallVector<memref::ExtractStridedMetadataOp, 3> metas;
     for (auto [idx, v] : llvm::enumerate(operands)) {
       auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, v);
+      metas.push_back(meta);
       Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, v);
       AffineMap map = maps[idx];
       auto stride = [&](Dim dim) -> Value {
@@ -201,12 +222,37 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
       } else {
         rs = cs = constant(1);
       }
-      operandArgs.append(
-          {i64(ptr), i64(meta.getOffset()), batch ? stride(batch) : constant(0), rs, cs});
+      ptrs.push_back(i64(ptr));
+      offsets.push_back(i64(meta.getOffset()));
+      matrixArgs.push_back({batch ? stride(batch) : constant(0), rs, cs});
     }
+    OpBuilder::InsertionGuard guard(rewriter);
+    for (unsigned d : loops) {
+      // Strides are read before the loop; each iteration only adds them to the offsets.
+      SmallVector<Value, 3> steps;
+      for (auto [idx, meta] : llvm::enumerate(metas)) {
+        std::optional<unsigned> pos = positionOf(maps[idx], d);
+        steps.push_back(pos ? i64(meta.getStrides()[*pos]) : Value());
+      }
+      Value lo = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value hi = arith::ConstantIndexOp::create(rewriter, loc, ranges[d]);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto loop = scf::ForOp::create(rewriter, loc, lo, hi, one);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      Value iv = i64(loop.getInductionVar());
+      for (auto [offset, step] : llvm::zip(offsets, steps))
+        if (step)
+          offset = arith::AddIOp::create(rewriter, loc, offset,
+                                         arith::MulIOp::create(rewriter, loc, iv, step));
+    }
+    SmallVector<Value> args;
+    args.push_back(constant(*type));
     auto extent = [&](Dim d) { return constant(d ? ranges[*d] : 1); };
     args.append({extent(batch), extent(m), extent(n), extent(k)});
-    args.append(operandArgs);
+    for (size_t idx = 0; idx < operands.size(); ++idx) {
+      args.append({ptrs[idx], offsets[idx]});
+      args.append(matrixArgs[idx].begin(), matrixArgs[idx].end());
+    }
     args.push_back(constant(overwrite ? 0 : 1));
     func::FuncOp gemm = declareGemm(op->getParentOfType<ModuleOp>(), rewriter, callee);
     func::CallOp::create(rewriter, loc, gemm, args);

@@ -420,12 +420,17 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     Runs on a module after bufferization. Every linalg op on buffers that is a mul-add
     contraction (`linalg.matmul`, `linalg.batch_matmul`, or a `linalg.generic` that
     `linalg::isaContractionOpInterface` accepts, as strata-lower-to-linalg makes for dot_general
-    with transposed dimension numbers) with exactly one m, n and k loop dimension and at most
-    one batch dimension, f32 or f64 operands, and operands indexed by exactly their matrix (and
-    batch) dimensions becomes one call of `strata_rt_gemm`: c += a * b for each batch, with
-    each operand's row, column and batch strides read from its memref descriptor, so a
-    transposed or sliced operand needs no copy. The runtime implements it with BLIS (libstrata's
-    `strided_gemm`) and its per-call thread count.
+    with transposed dimension numbers) with f32 or f64 operands, each indexed by exactly its
+    own m, n, k and batch loop dimensions, becomes a call of `strata_rt_gemm`: c += a * b for
+    each batch, with each operand's row, column and batch strides read from its memref
+    descriptor, so a transposed or sliced operand needs no copy. The runtime implements it with
+    BLIS (libstrata's `strided_gemm`), spreading a batch of small products over its threads.
+
+    With several loop dimensions of one kind (attention's `bqhd,bkhd->bhqk` has batch
+    dimensions b and h at strides no single stride spans), the call takes the last m, n and k
+    dimension and the longest batch dimension, and an `scf.for` loop around it runs each of
+    the others, adding its stride to the offsets of the operands that hold it; nothing is
+    copied.
 
     Loop dimensions of extent 1 are ignored (vmap makes them: a `[b, 1, k] x [k, n]`
     contraction is a batched gemm with m = 1). When the op's accumulator was zero-filled by the
@@ -435,7 +440,7 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     The call takes 21 i64 values: the element width in bits (32 or 64), batch, m, n, k, then
     for a, b and c: the aligned pointer, the offset, and the batch, row and column strides in
     elements, then 1 to accumulate into c or 0 to overwrite it. Other contractions (integer,
-    mixed types, several real m, n or k dimensions) stay linalg.
+    mixed types, broadcast operands) stay linalg.
 
     Options: `callee` names the function called (default `strata_rt_gemm`, the CPU's;
     `strata-lower-to-nvvm` calls `strata_rt_cuda_gemm`, cuBLAS, with device pointers). With
@@ -466,6 +471,7 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

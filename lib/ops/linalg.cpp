@@ -11,53 +11,84 @@ namespace strata {
 using namespace ops_detail;
 
 // ---- matmul ----------------------------------------------------------------------------------
+// As JAX: batch dims that both operands hold become dot_general batch dims; a batch dim only
+// one operand holds (missing or of extent 1 in the other) becomes a free dim of that operand,
+// so that a dense layer [b, s, d] @ [d, f] is one gemm with m = b * s and its weight is never
+// broadcast (nor its gradient summed over a broadcast batch). A transpose restores the order
+// [batch..., m, n] when a free batch dim of the rhs comes before one of the lhs.
 Array matmul(const Array &a, const Array &b) {
   if (a.ndim() == 0 || b.ndim() == 0)
     fail("matmul", "operands must be at least 1-dimensional, got ", a.type_str(), " and ",
          b.type_str());
-  // Vectors become matrices ([k] -> [1,k] on the left, [k,1] on the right); the added dim is
-  // dropped from the result.
-  Array l = a.ndim() == 1 ? lax::reshape(a, {1, a.shape()[0]}) : a;
-  Array r = b.ndim() == 1 ? lax::reshape(b, {b.shape()[0], 1}) : b;
-  int64_t k_l = l.shape().back(), k_r = r.shape()[r.ndim() - 2];
+  bool a_mat = a.ndim() > 1, b_mat = b.ndim() > 1;
+  int64_t k_l = a.shape().back(), k_r = b_mat ? b.shape()[b.ndim() - 2] : b.shape()[0];
   if (k_l != k_r)
     fail("matmul", "contracting dimensions differ: ", a.type_str(), " and ", b.type_str(), " (",
          k_l, " vs ", k_r, ")");
-  Shape lb(l.shape().begin(), l.shape().end() - 2), rb(r.shape().begin(), r.shape().end() - 2);
-  Shape batch;
-  try {
-    batch = broadcast_shapes(lb, rb);
-  } catch (const Error &) {
-    fail("matmul", "batch dimensions of ", a.type_str(), " and ", b.type_str(),
-         " cannot be broadcast");
-  }
-  std::vector<Array> ps = promote("matmul", {l, r});
-  auto full = [&](const Array &x) {
-    Shape s = batch;
-    s.push_back(x.shape()[x.ndim() - 2]);
-    s.push_back(x.shape().back());
-    return broadcast_to_shape("matmul", x, s);
-  };
-  l = full(ps[0]);
-  r = full(ps[1]);
-  int64_t nb = static_cast<int64_t>(batch.size());
-  lax::DotDimensionNumbers dims;
-  dims.lhs_contracting = {nb + 1};
-  dims.rhs_contracting = {nb};
+  // Batch extents aligned on the right; -1 where an operand has no such dim.
+  int64_t na = a_mat ? a.ndim() - 2 : 0, nbr = b_mat ? b.ndim() - 2 : 0;
+  int64_t nb = std::max(na, nbr);
+  std::vector<int64_t> a_batch(static_cast<size_t>(nb), -1), b_batch(static_cast<size_t>(nb), -1);
+  for (int64_t i = 0; i < na; ++i)
+    a_batch[nb - na + i] = a.shape()[i];
+  for (int64_t i = 0; i < nbr; ++i)
+    b_batch[nb - nbr + i] = b.shape()[i];
+  // Output positions of each kind of dot_general result dim, and the operands' dims to squeeze.
+  std::vector<int64_t> idx_batch, idx_a, idx_b, a_squeeze, b_squeeze, lb, rb;
   for (int64_t i = 0; i < nb; ++i) {
-    dims.lhs_batch.push_back(i);
-    dims.rhs_batch.push_back(i);
+    int64_t ba = a_batch[i], bb = b_batch[i];
+    auto a_pos = static_cast<int64_t>(idx_batch.size() + idx_a.size() + a_squeeze.size());
+    auto b_pos = static_cast<int64_t>(idx_batch.size() + idx_b.size() + b_squeeze.size());
+    if (ba < 0) {
+      idx_b.push_back(i);
+    } else if (bb < 0) {
+      idx_a.push_back(i);
+    } else if (ba == 1) {
+      idx_b.push_back(i);
+      a_squeeze.push_back(a_pos);
+    } else if (bb == 1) {
+      idx_a.push_back(i);
+      b_squeeze.push_back(b_pos);
+    } else if (ba == bb) {
+      lb.push_back(a_pos - static_cast<int64_t>(a_squeeze.size()));
+      rb.push_back(b_pos - static_cast<int64_t>(b_squeeze.size()));
+      idx_batch.push_back(i);
+    } else {
+      fail("matmul", "batch dimensions of ", a.type_str(), " and ", b.type_str(),
+           " cannot be broadcast");
+    }
   }
-  Array out = lax::dot_general(l, r, dims); // batch..., m, n
-  if (a.ndim() == 1 || b.ndim() == 1) {
-    Shape s = batch;
-    if (a.ndim() != 1)
-      s.push_back(out.shape()[nb]);
-    if (b.ndim() != 1)
-      s.push_back(out.shape()[nb + 1]);
-    out = lax::reshape(out, s);
+  if (a_mat)
+    idx_a.push_back(nb);
+  if (b_mat)
+    idx_b.push_back(nb + (a_mat ? 1 : 0));
+  auto squeezed = [](const Array &x, const std::vector<int64_t> &dims) {
+    if (dims.empty())
+      return x;
+    Shape s;
+    for (int64_t d = 0; d < x.ndim(); ++d)
+      if (std::find(dims.begin(), dims.end(), d) == dims.end())
+        s.push_back(x.shape()[d]);
+    return lax::reshape(x, s);
+  };
+  std::vector<Array> ps = promote("matmul", {squeezed(a, a_squeeze), squeezed(b, b_squeeze)});
+  const Array &l = ps[0], &r = ps[1];
+  lax::DotDimensionNumbers dims;
+  dims.lhs_contracting = {l.ndim() - 1};
+  dims.rhs_contracting = {r.ndim() - 1 - (b_mat ? 1 : 0)};
+  dims.lhs_batch = lb;
+  dims.rhs_batch = rb;
+  Array out = lax::dot_general(l, r, dims); // batch, lhs free, rhs free
+  std::vector<int64_t> order = idx_batch;
+  order.insert(order.end(), idx_a.begin(), idx_a.end());
+  order.insert(order.end(), idx_b.begin(), idx_b.end());
+  std::vector<int64_t> perm(order.size());
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) {
+    perm[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+    identity = identity && order[i] == static_cast<int64_t>(i);
   }
-  return out;
+  return identity ? out : lax::transpose(out, perm);
 }
 
 // ---- einsum ----------------------------------------------------------------------------------

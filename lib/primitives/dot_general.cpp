@@ -553,13 +553,21 @@ void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, c
                   const GemmArg &b, const GemmArg &c, bool accumulate) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  for (int64_t i = 0; i < batch; ++i) {
+  if (dtype != DType::Float32 && dtype != DType::Float64)
+    fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
+  auto one = [&](int64_t i) {
     if (dtype == DType::Float32)
       gemm_general<float>(m, n, k, a, b, c, i, accumulate);
-    else if (dtype == DType::Float64)
-      gemm_general<double>(m, n, k, a, b, c, i, accumulate);
     else
-      fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
-  }
+      gemm_general<double>(m, n, k, a, b, c, i, accumulate);
+  };
+  // As dot_general's eager kernel: a batch of small products runs in parallel across the batch
+  // (each product on one thread: blis_gemm does not fork inside the pool); large products split
+  // themselves.
+  bool across = batch > 1 && m * n * k < (int64_t{1} << 21);
+  parallel_for(batch, across ? 1 : batch, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      one(i);
+  });
 }
 } // namespace strata

@@ -186,3 +186,72 @@ func.func @bf16_cpu(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16
   }
   return
 }
+
+// -----
+
+// Attention's scores 'bqhd,bkhd->bhqk' with two batch dims (b, h) that no single stride spans
+// in q and k: one call per b, in an scf.for, each a strided-batched gemm over h (the longer
+// batch dim: 4) with m = q (3), n = k (6), k = d (5). The loop adds b's stride to each
+// operand's offset (0 here, so the sum folds to the product); no operand is copied. The call
+// overwrites c (its zero fill is dropped).
+// CHECK-LABEL: func.func @attention_scores
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : i64
+// CHECK-DAG: %[[C5:.+]] = arith.constant 5 : i64
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[IV:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[OFF:.+]] = arith.muli %[[IV]], %{{.+}} : i64
+// CHECK: call @strata_rt_gemm(%{{.+}}, %[[C4]], %[[C3]], %[[C6]], %[[C5]], %{{.+}}, %[[OFF]],
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.copy
+// On the GPU the same loop calls cuBLAS's strided-batched gemm.
+// CUDA-LABEL: func.func @attention_scores
+// CUDA: scf.for
+// CUDA: call @strata_rt_cuda_gemm(%{{.+}}, %[[C4:.+]], %[[C3:.+]], %[[C6:.+]], %[[C5:.+]],
+#q = affine_map<(b, h, i, j, d) -> (b, i, h, d)>
+#k = affine_map<(b, h, i, j, d) -> (b, j, h, d)>
+#s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+func.func @attention_scores(%q: memref<2x3x4x5xf32>, %k: memref<2x6x4x5xf32>,
+                            %s: memref<2x4x3x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x4x3x6xf32>)
+  linalg.generic {indexing_maps = [#q, #k, #s],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x4x5xf32>, memref<2x6x4x5xf32>) outs(%s : memref<2x4x3x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Two contracting dims that do not merge: a loop over the first around a gemm over the last.
+// The calls accumulate (last argument 1) into c, whose zero fill stays.
+// CHECK-LABEL: func.func @two_contracting
+// CUDA-LABEL: func.func @two_contracting
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK: linalg.fill
+// CHECK: scf.for
+// CHECK: call @strata_rt_gemm({{.*}}, %[[ONE]])
+// CHECK-NOT: linalg.generic
+#a2 = affine_map<(m, n, k1, k2) -> (k1, k2, m)>
+#b2 = affine_map<(m, n, k1, k2) -> (k2, k1, n)>
+#c2 = affine_map<(m, n, k1, k2) -> (m, n)>
+func.func @two_contracting(%a: memref<2x3x4xf32>, %b: memref<3x2x5xf32>, %c: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#a2, #b2, #c2],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : memref<2x3x4xf32>, memref<3x2x5xf32>) outs(%c : memref<4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -286,6 +286,66 @@ func.func @dot_general(%a: tensor<3x4x2xf32>, %b: tensor<4x5x3xf32>) -> tensor<4
 
 // -----
 
+// A dense layer [b, s, d] x [d, f]: the lhs free dims b and s are adjacent, so they merge into
+// one (a free collapse of the identity-layout buffer) and the product is one linalg.matmul with
+// m = b * s, expanded back to [b, s, f].
+// CHECK-LABEL: func.func @dot_dense_layer
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[W:.*]]: tensor<4x5xf32>)
+// CHECK: %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[XC]], %[[W]] : tensor<6x4xf32>, tensor<4x5xf32>)
+// CHECK: tensor.expand_shape %[[MM]] {{\[}}[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
+func.func @dot_dense_layer(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = strata.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [2] x [0]
+      : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// The dense layer's weight gradient contracts b and s of both operands, adjacent and in the
+// same order in each: they merge into one contracting dim (k = b * s), a 2-D contraction whose
+// lhs is read transposed; the result needs no expansion.
+// CHECK-DAG: #[[L:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[R:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @dot_weight_gradient
+// CHECK: %[[XC:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: %[[GC:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[L]], #[[R]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[XC]], %[[GC]] : tensor<6x4xf32>, tensor<6x5xf32>)
+// CHECK-NOT: tensor.expand_shape
+func.func @dot_weight_gradient(%x: tensor<2x3x4xf32>, %g: tensor<2x3x5xf32>) -> tensor<4x5xf32> {
+  %0 = strata.dot_general %x, %g, batch_dims = [] x [], contracting_dims = [0, 1] x [0, 1]
+      : (tensor<2x3x4xf32>, tensor<2x3x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// Attention's scores 'bqhd,bkhd->bhqk': the batch dims b and h are not adjacent in the
+// operands, so nothing merges and the generic keeps two batch loops (strata-linalg-to-blas
+// loops over one of them around a strided-batched gemm). Contracting dims paired in another
+// order in the two operands do not merge either.
+// CHECK-LABEL: func.func @dot_attention_scores
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-LABEL: func.func @dot_crossed_contraction
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+func.func @dot_attention_scores(%q: tensor<2x3x4x5xf32>, %k: tensor<2x6x4x5xf32>)
+    -> tensor<2x4x3x6xf32> {
+  %0 = strata.dot_general %q, %k, batch_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3]
+      : (tensor<2x3x4x5xf32>, tensor<2x6x4x5xf32>) -> tensor<2x4x3x6xf32>
+  return %0 : tensor<2x4x3x6xf32>
+}
+func.func @dot_crossed_contraction(%a: tensor<2x3x4xf32>, %b: tensor<3x2x5xf32>)
+    -> tensor<4x5xf32> {
+  %0 = strata.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [0, 1] x [1, 0]
+      : (tensor<2x3x4xf32>, tensor<3x2x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
 // stop_gradient forwards its operand.
 // CHECK-LABEL: func.func @stop_gradient
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)

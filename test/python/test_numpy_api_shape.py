@@ -301,6 +301,41 @@ def test_products():
         jnp.cross(A, A)
 
 
+# numpy's broadcasting rules, where a batch dim only one operand holds (or holds with extent 1)
+# is a free dim of that operand's product rather than a broadcast copy: values, and gradients
+# of both operands (the one-sided operand's gradient sums over the other's batch), eager and
+# under jit.
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
+                                   ((5, 4), (2, 3, 4, 6)), ((2, 1, 3, 4), (5, 4, 6)),
+                                   ((1, 3, 4), (2, 4, 6)), ((2, 1, 3, 4), (1, 2, 4, 1)),
+                                   ((3, 1, 4), (3, 4, 1)), ((2, 0, 4), (4, 3))])
+def test_matmul_broadcast_layouts(sa, sb):
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    want = np.matmul(a, b)
+    close(jnp.matmul(a, b), want, rtol=1e-5, atol=1e-5)
+    close(strata.jit(jnp.matmul)(a, b), want, rtol=1e-5, atol=1e-5)
+    w = rng.standard_normal(want.shape).astype(np.float32)
+    loss = lambda u, v: jnp.sum(jnp.matmul(u, v) * w)  # noqa: E731
+    ga, gb = strata.jit(strata.grad(loss, argnums=(0, 1)))(a, b)
+    # d/da sum(w * (a @ b)) = w @ b^T and d/db = a^T @ w, summed over what broadcast.
+    a2, b2, w2 = (np.asarray(t, np.float64) for t in (a, b, w))
+    a2 = a2[None, :] if a.ndim == 1 else a2
+    b2 = b2[:, None] if b.ndim == 1 else b2
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    w2 = w2.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+    da = np.matmul(w2, np.swapaxes(b2, -1, -2))
+    db = np.matmul(np.swapaxes(a2, -1, -2), w2)
+    def unbroadcast(g, shape):
+        g = g.sum(axis=tuple(range(g.ndim - len(shape)))) if g.ndim > len(shape) else g
+        return g.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1),
+                     keepdims=True)
+    da = unbroadcast(da, a2.shape).reshape(sa)
+    db = unbroadcast(db, b2.shape).reshape(sb)
+    close(ga, da, rtol=1e-4, atol=1e-4)
+    close(gb, db, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("mode", ["full", "same", "valid"])
 @pytest.mark.parametrize("n,m", [(7, 3), (3, 7), (4, 4), (1, 5)])
 def test_convolve_correlate(mode, n, m):
