@@ -30,6 +30,9 @@ from timing import record, run_benches, time_per_call  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 THREADS = int(os.environ.get("STRATA_NUM_THREADS", os.cpu_count()))
 SMOKE = os.environ.get("STRATA_BENCH_SMOKE") == "1"
+# torch.set_num_threads does not reach Debian's BLIS (PyTorch's gemm): its threads come from
+# the environment, read when the library loads. Strata sets its own per call.
+os.environ.setdefault("BLIS_NUM_THREADS", str(THREADS))
 
 
 def size(full, smoke):

@@ -4,7 +4,11 @@ import json
 import os
 import sys
 
-import torch
+# torch.set_num_threads does not reach Debian's BLIS (PyTorch's gemm): it reads its thread
+# count from the environment when it loads, so the peer's BLAS gets Strata's threads here.
+os.environ.setdefault("BLIS_NUM_THREADS", os.environ.get("STRATA_NUM_THREADS",
+                                                         str(os.cpu_count())))
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import time_per_call  # noqa: E402 (this folder's shared timing)
