@@ -1,5 +1,5 @@
 // Host allocator: exact size-class reuse of freed large blocks, bounded in total bytes.
-#include "core/allocator_impl.h"
+#include "strata/internal/host_memory.h"
 
 #include <cstdlib>
 #include <map>

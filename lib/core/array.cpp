@@ -8,11 +8,11 @@
 #include <cstring>
 #include <sstream>
 
-#include "core/allocator_impl.h"
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
 #include "strata/device.h"
 #include "strata/internal/buffer.h"
+#include "strata/internal/host_memory.h"
 #include "strata/internal/trace.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"

@@ -1,5 +1,6 @@
-// The functions compiled CPU code calls besides libm and libomp: BLAS (strata-linalg-to-blas)
-// and memrefCopy; host callbacks are in HostCallback.cpp, sorts and scans in SortScanRuntime.cpp.
+// The functions compiled CPU code calls besides libm and libomp: BLAS (strata-linalg-to-blas),
+// memrefCopy, and malloc/free for its temporaries; host callbacks are in HostCallback.cpp, sorts
+// and scans in SortScanRuntime.cpp.
 #include "runtime/host/HostRuntime.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -7,6 +8,7 @@
 #include "runtime/host/SortScanRuntime.h"
 
 #include "strata/internal/blas.h"
+#include "strata/internal/host_memory.h"
 
 #include "strata/export.h"
 
@@ -29,10 +31,42 @@ extern "C" STRATA_EXPORT void strata_rt_gemm(int64_t bits, int64_t batch, int64_
                        GemmArg{at(c, c_off), c_bs, c_rs, c_cs}, accumulate != 0);
 }
 
+namespace {
+
+/// Bytes before each block of strata_rt_malloc: its size (free takes none), padded so that the
+/// block keeps host_alloc's 64-byte alignment.
+constexpr size_t kHeader = 64;
+
+/// Compiled code's `malloc` (memref.alloc of temporaries): libstrata's host allocator, whose
+/// cache of freed large blocks spares each call of a jitted function the page faults of fresh
+/// memory (the system malloc maps and unmaps large blocks on every call). Null when out of
+/// memory, as malloc.
+void *strata_rt_malloc(size_t n) {
+  try {
+    auto *base = static_cast<char *>(strata::host_alloc(n + kHeader));
+    *reinterpret_cast<size_t *>(base) = n;
+    return base + kHeader;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+/// Compiled code's `free`: every block compiled code frees came from its own malloc.
+void strata_rt_free(void *p) {
+  if (!p)
+    return;
+  char *base = static_cast<char *>(p) - kHeader;
+  strata::host_free(base, *reinterpret_cast<size_t *>(base) + kHeader);
+}
+
+} // namespace
+
 namespace strata::rt {
 
 std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
   return {
+      {"malloc", reinterpret_cast<void *>(&strata_rt_malloc)},
+      {"free", reinterpret_cast<void *>(&strata_rt_free)},
       {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
       {"strata_rt_gemm", reinterpret_cast<void *>(&strata_rt_gemm)},
       {"strata_rt_host_callback", reinterpret_cast<void *>(&strata_rt_host_callback)},

@@ -1,16 +1,19 @@
 // Host memory: 64-byte aligned blocks with a bounded cache of freed large blocks, so that
-// eager kernels producing big outputs do not page-fault fresh memory on every call.
+// eager kernels and compiled code producing big buffers do not page-fault fresh memory on
+// every call.
 #pragma once
 
 #include <cstddef>
 
+#include "strata/export.h"
+
 namespace strata {
 
 /// Allocates at least `nbytes` (64-byte aligned); throws strata::Error when out of memory.
-void *host_alloc(size_t nbytes);
+STRATA_EXPORT void *host_alloc(size_t nbytes);
 /// Returns a block from host_alloc with the same `nbytes`.
-void host_free(void *p, size_t nbytes);
+STRATA_EXPORT void host_free(void *p, size_t nbytes);
 /// Drops every cached block (tests and memory-pressure paths).
-void host_cache_clear();
+STRATA_EXPORT void host_cache_clear();
 
 } // namespace strata
