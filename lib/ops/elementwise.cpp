@@ -176,6 +176,11 @@ Array remainder(const Array &x, const Array &y) {
 
 Array power(const Array &x, const Array &y) {
   auto [a, b] = binary_args("power", x, y, to_numeric);
+  // A concrete integer scalar exponent (a Python int: what JAX's jnp.power tests with
+  // operator.index) is integer_pow: multiplications by repeated squaring, as in JAX, where pow
+  // would be an exp and a log per element.
+  if (is_floating(a.dtype()) && y.is_concrete() && y.ndim() == 0 && is_integer(y.dtype()))
+    return lax::integer_pow(a, y.item<int64_t>());
   if (is_floating(a.dtype()))
     return lax::pow(a, b);
   // Integers: square-and-multiply over the exponent's bits, one select per bit.
