@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <dlfcn.h>
 
 #include "jit/DiskCache.h"
+#include "jit/Timing.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -143,9 +145,14 @@ bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
     diagnostics += loc + ": " + diag.str() + "\n";
     return mlir::success();
   });
+  bool pass_timing = timing_level() >= 2;
   for (const auto &[stage, build] : list) {
+    PhaseTimer timer(stage);
     mlir::PassManager pm(&ctx);
     pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
+    // STRATA_TIMING=passes: MLIR's per-pass table of the stage, on stderr when pm goes.
+    if (pass_timing)
+      pm.enableTiming();
     build(pm);
     if (mlir::failed(pm.run(module)))
       throw Error(strata::detail::cat("[jit] compiling ", name, " failed in stage '", stage,
@@ -170,6 +177,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
     return mlir::success();
   });
   llvm::LLVMContext llvm_ctx;
+  std::optional<PhaseTimer> timer(std::in_place, "translate");
   std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
   if (!ir)
     throw Error(
@@ -185,12 +193,16 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
   }
   if (stop_after == "llvm-ir")
     return nullptr;
+  timer.reset();
+  timer.emplace("llvm-opt");
   auto jtmb = host_jtmb();
   std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(jtmb);
   mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
   if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
     throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
                 ErrorKind::Internal);
+  timer.reset();
+  timer.emplace("codegen");
   auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
   if (!compiled)
     throw Error("[jit] LLVM code generation failed: " + llvm::toString(compiled.takeError()),
@@ -204,6 +216,9 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
                 const std::string &stop_after) {
   // The staged text is printed only for a reader (stages) or the persistent cache's key.
   bool cached = stop_after.empty() && disk_cache_enabled();
+  std::optional<PhaseTimer> timer;
+  if (stages || cached)
+    timer.emplace("print");
   std::string staged_text = stages || cached ? print(module) : "";
   if (stages)
     stages->emplace_back("strata", staged_text);
@@ -223,6 +238,7 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
     }
     cache_path = disk_cache_path(key + staged_text);
   }
+  timer.reset();
   if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))
     return object;
   if (run_stages(module, list, name, stages, stop_after))
@@ -236,6 +252,7 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
 std::unique_ptr<llvm::orc::LLJIT>
 load_object(std::unique_ptr<llvm::MemoryBuffer> object,
             const std::vector<std::pair<std::string, void *>> &runtime_symbols) {
+  PhaseTimer timer("load");
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_jtmb()).create();
   if (!jit)
     throw Error("[jit] cannot create the LLVM JIT: " + llvm::toString(jit.takeError()),
@@ -270,6 +287,8 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
 }
 
 void (*lookup_entry(llvm::orc::LLJIT &jit))(void **) {
+  // ORC links the object on the first lookup.
+  PhaseTimer timer("link");
   auto entry = jit.lookup("strata_entry");
   if (!entry)
     throw Error("[jit] compiled code has no entry point: " + llvm::toString(entry.takeError()),
