@@ -12,7 +12,6 @@
 #include "jit/DiskCache.h"
 #include "jit/Timing.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
@@ -20,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "transforms/Pipelines.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -28,6 +28,8 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/SystemLibraries.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <omp.h>
 
@@ -75,6 +77,48 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMac
     throw Error("[jit] no LLVM target for the host: " + llvm::toString(tm.takeError()),
                 ErrorKind::Internal);
   return std::move(*tm);
+}
+
+/// LLVM's default O2 pipeline for `tm`, with libmvec as the vector library when it loads.
+void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  // Registered before the defaults, so this library info is the one the passes get.
+  llvm::TargetLibraryInfoImpl tlii(m.getTargetTriple(), detail::vector_math_library().empty()
+                                                            ? llvm::VectorLibrary::NoLibrary
+                                                            : llvm::VectorLibrary::LIBMVEC);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(m, mam);
+}
+
+/// The functions strata-outline-kernels made whose buffer arguments share no allocation (its
+/// "strata-noalias-buffers" attribute): the aligned pointer of each memref descriptor
+/// (allocated, aligned, offset, sizes, strides; the second of each pair of pointers, since no
+/// other argument is a pointer) becomes noalias.
+void mark_noalias_buffers(llvm::Module &m) {
+  for (llvm::Function &f : m) {
+    if (!f.hasFnAttribute("strata-noalias-buffers"))
+      continue;
+    f.removeFnAttr("strata-noalias-buffers");
+    unsigned pointers = 0;
+    for (llvm::Argument &arg : f.args())
+      if (arg.getType()->isPointerTy() && pointers++ % 2 == 1)
+        arg.addAttr(llvm::Attribute::NoAlias);
+  }
 }
 
 /// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
@@ -134,6 +178,15 @@ void add_init_fini(llvm::Module &m) {
 
 namespace detail {
 
+const std::string &vector_math_library() {
+  static const std::string path = [] {
+    const char *name = "libmvec.so.1";
+    void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    return handle ? std::string(name) : std::string();
+  }();
+  return path;
+}
+
 bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &name, StageTexts *stages, const std::string &stop_after) {
   mlir::MLIRContext &ctx = *module.getContext();
@@ -185,6 +238,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
         ErrorKind::Internal);
   add_packed_entry(*ir);
   add_init_fini(*ir);
+  mark_noalias_buffers(*ir);
   if (stages) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -198,9 +252,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
   auto jtmb = host_jtmb();
   std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(jtmb);
   mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
-  if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
-    throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
-                ErrorKind::Internal);
+  optimize(*ir, *tm);
   timer.reset();
   timer.emplace("codegen");
   auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
@@ -271,6 +323,14 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
   }();
   if (!libomp.empty()) {
     if (auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(libomp.c_str(), prefix))
+      lib.addGenerator(std::move(*gen));
+    else
+      llvm::consumeError(gen.takeError());
+  }
+  // libmvec's vector math functions (optimize's vector library) by name, as for libomp.
+  if (!detail::vector_math_library().empty()) {
+    if (auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+            detail::vector_math_library().c_str(), prefix))
       lib.addGenerator(std::move(*gen));
     else
       llvm::consumeError(gen.takeError());

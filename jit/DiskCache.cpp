@@ -2,6 +2,8 @@
 // decides it, written atomically, counted.
 #include "jit/DiskCache.h"
 
+#include "jit/Compile.h"
+
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -22,7 +24,8 @@ namespace {
 
 std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
 
-/// What, besides the IR, decides the machine code: the compiler and the host CPU.
+/// What, besides the IR, decides the machine code: the compiler, the host CPU and the vector
+/// math library.
 const std::string &compiler_fingerprint() {
   static const std::string f = [] {
     std::string s =
@@ -30,6 +33,8 @@ const std::string &compiler_fingerprint() {
         " features=";
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       s += (feature.second ? "+" : "-") + feature.first().str() + ",";
+    // Object code vectorized against libmvec calls its functions.
+    s += " vector-math=" + detail::vector_math_library();
     return s;
   }();
   return f;

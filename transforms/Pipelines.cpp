@@ -100,6 +100,7 @@ void buildStrataMathLoweringPipeline(OpPassManager &pm) {
 }
 
 void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
+  pm.addPass(createStrataOutlineKernels());
   pm.addPass(createStrataParallelizeLoops());
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());
