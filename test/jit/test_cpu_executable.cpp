@@ -139,6 +139,33 @@ template <class T> void expect_chain_matches_eager(double tolerance) {
 TEST(CpuExecutable, LongSinChainMatchesEagerF32) { expect_chain_matches_eager<float>(2e-5); }
 TEST(CpuExecutable, LongSinChainMatchesEagerF64) { expect_chain_matches_eager<double>(1e-12); }
 
+/// A deep network (70 layers: a gemm call and one fused bias + tanh loop nest each) is outlined
+/// into one function per distinct nest, shared by the layers; it computes what the eager
+/// kernels compute (odd batch and width).
+TEST(CpuExecutable, DeepNetworkOutlinedMatchesEager) {
+  auto deep = [](const strata::Array &x0, const strata::Array &w, const strata::Array &b) {
+    strata::Array x = x0;
+    for (int i = 0; i < 70; ++i)
+      x = strata::tanh(strata::matmul(x, w) + b);
+    return x;
+  };
+  std::vector<float> xv(7 * 12), wv(12 * 12), bv(12);
+  for (size_t i = 0; i < xv.size(); ++i)
+    xv[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i)));
+  for (size_t i = 0; i < wv.size(); ++i)
+    wv[i] = static_cast<float>(0.4 * std::cos(0.7 * static_cast<double>(i)));
+  for (size_t i = 0; i < bv.size(); ++i)
+    bv[i] = static_cast<float>(0.1 * static_cast<double>(i) - 0.5);
+  strata::Array x = strata::Array::from_vector(xv, {7, 12});
+  strata::Array w = strata::Array::from_vector(wv, {12, 12});
+  strata::Array b = strata::Array::from_vector(bv);
+  std::vector<float> got = strata::jit(deep)(x, w, b).to_vector<float>();
+  std::vector<float> want = deep(x, w, b).to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-4) << i;
+}
+
 /// STRATA_TIMING=1 prints one line per compile naming every phase; unset, nothing.
 TEST(CpuExecutable, TimingPrintsEachPhase) {
   strata::Array x = strata::Array::from_vector(std::vector<float>{1, 2, 3});
