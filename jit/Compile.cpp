@@ -5,12 +5,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <dlfcn.h>
 
 #include "jit/DiskCache.h"
+#include "jit/Timing.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
@@ -18,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "transforms/Pipelines.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -26,7 +28,9 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/SystemLibraries.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <omp.h>
 
@@ -74,6 +78,48 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(llvm::orc::JITTargetMac
     throw Error("[jit] no LLVM target for the host: " + llvm::toString(tm.takeError()),
                 ErrorKind::Internal);
   return std::move(*tm);
+}
+
+/// LLVM's default O2 pipeline for `tm`, with libmvec as the vector library when it loads.
+void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  // Registered before the defaults, so this library info is the one the passes get.
+  llvm::TargetLibraryInfoImpl tlii(m.getTargetTriple(), detail::vector_math_library().empty()
+                                                            ? llvm::VectorLibrary::NoLibrary
+                                                            : llvm::VectorLibrary::LIBMVEC);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(m, mam);
+}
+
+/// The functions strata-outline-kernels made whose buffer arguments share no allocation (its
+/// "strata-noalias-buffers" attribute): the aligned pointer of each memref descriptor
+/// (allocated, aligned, offset, sizes, strides; the second of each pair of pointers, since no
+/// other argument is a pointer) becomes noalias.
+void mark_noalias_buffers(llvm::Module &m) {
+  for (llvm::Function &f : m) {
+    if (!f.hasFnAttribute("strata-noalias-buffers"))
+      continue;
+    f.removeFnAttr("strata-noalias-buffers");
+    unsigned pointers = 0;
+    for (llvm::Argument &arg : f.args())
+      if (arg.getType()->isPointerTy() && pointers++ % 2 == 1)
+        arg.addAttr(llvm::Attribute::NoAlias);
+  }
 }
 
 /// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
@@ -133,6 +179,15 @@ void add_init_fini(llvm::Module &m) {
 
 namespace detail {
 
+const std::string &vector_math_library() {
+  static const std::string path = [] {
+    const char *name = "libmvec.so.1";
+    void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    return handle ? std::string(name) : std::string();
+  }();
+  return path;
+}
+
 bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineStage> &list,
                 const std::string &name, StageTexts *stages, const std::string &stop_after) {
   mlir::MLIRContext &ctx = *module.getContext();
@@ -144,9 +199,14 @@ bool run_stages(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
     diagnostics += loc + ": " + diag.str() + "\n";
     return mlir::success();
   });
+  bool pass_timing = timing_level() >= 2;
   for (const auto &[stage, build] : list) {
+    PhaseTimer timer(stage);
     mlir::PassManager pm(&ctx);
     pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failed_pass));
+    // STRATA_TIMING=passes: MLIR's per-pass table of the stage, on stderr when pm goes.
+    if (pass_timing)
+      pm.enableTiming();
     build(pm);
     if (mlir::failed(pm.run(module)))
       throw Error(strata::detail::cat("[jit] compiling ", name, " failed in stage '", stage,
@@ -171,6 +231,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
     return mlir::success();
   });
   llvm::LLVMContext llvm_ctx;
+  std::optional<PhaseTimer> timer(std::in_place, "translate");
   std::unique_ptr<llvm::Module> ir = mlir::translateModuleToLLVMIR(module, llvm_ctx, name);
   if (!ir)
     throw Error(
@@ -178,6 +239,7 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
         ErrorKind::Internal);
   add_packed_entry(*ir);
   add_init_fini(*ir);
+  mark_noalias_buffers(*ir);
   if (stages) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -186,6 +248,8 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
   }
   if (stop_after == "llvm-ir")
     return nullptr;
+  timer.reset();
+  timer.emplace("llvm-opt");
   auto jtmb = host_jtmb();
   std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(jtmb);
   mlir::ExecutionEngine::setupTargetTripleAndDataLayout(ir.get(), tm.get());
@@ -196,9 +260,9 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
     for (llvm::Function &f : *ir)
       if (!f.isDeclaration())
         f.addFnAttr("prefer-vector-width", "512");
-  if (llvm::Error e = mlir::makeOptimizingTransformer(2, 0, tm.get())(ir.get()))
-    throw Error("[jit] LLVM optimization failed: " + llvm::toString(std::move(e)),
-                ErrorKind::Internal);
+  optimize(*ir, *tm);
+  timer.reset();
+  timer.emplace("codegen");
   auto compiled = llvm::orc::SimpleCompiler(*tm)(*ir);
   if (!compiled)
     throw Error("[jit] LLVM code generation failed: " + llvm::toString(compiled.takeError()),
@@ -212,6 +276,9 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
                 const std::string &stop_after) {
   // The staged text is printed only for a reader (stages) or the persistent cache's key.
   bool cached = stop_after.empty() && disk_cache_enabled();
+  std::optional<PhaseTimer> timer;
+  if (stages || cached)
+    timer.emplace("print");
   std::string staged_text = stages || cached ? print(module) : "";
   if (stages)
     stages->emplace_back("strata", staged_text);
@@ -231,6 +298,7 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
     }
     cache_path = disk_cache_path(key + staged_text);
   }
+  timer.reset();
   if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))
     return object;
   if (run_stages(module, list, name, stages, stop_after))
@@ -244,6 +312,7 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
 std::unique_ptr<llvm::orc::LLJIT>
 load_object(std::unique_ptr<llvm::MemoryBuffer> object,
             const std::vector<std::pair<std::string, void *>> &runtime_symbols) {
+  PhaseTimer timer("load");
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_jtmb()).create();
   if (!jit)
     throw Error("[jit] cannot create the LLVM JIT: " + llvm::toString(jit.takeError()),
@@ -266,6 +335,14 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
     else
       llvm::consumeError(gen.takeError());
   }
+  // libmvec's vector math functions (optimize's vector library) by name, as for libomp.
+  if (!detail::vector_math_library().empty()) {
+    if (auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+            detail::vector_math_library().c_str(), prefix))
+      lib.addGenerator(std::move(*gen));
+    else
+      llvm::consumeError(gen.takeError());
+  }
   llvm::orc::SymbolMap symbols;
   for (const auto &[symbol, address] : runtime_symbols)
     symbols[(*jit)->mangleAndIntern(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
@@ -278,6 +355,8 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
 }
 
 void (*lookup_entry(llvm::orc::LLJIT &jit))(void **) {
+  // ORC links the object on the first lookup.
+  PhaseTimer timer("link");
   auto entry = jit.lookup("strata_entry");
   if (!entry)
     throw Error("[jit] compiled code has no entry point: " + llvm::toString(entry.takeError()),

@@ -31,6 +31,13 @@ using StageTexts = std::vector<std::pair<std::string, std::string>>;
 
 namespace strata::rt::detail {
 
+/// glibc's vector math library (libmvec), loaded into the process, or "" when it cannot be
+/// loaded. With it, LLVM's loop vectorizer turns a libm call (sin, cos, pow, f64 exp, ...) into
+/// one call of its vector variant (`_ZGVeN16v_sinf`) instead of one scalar call per lane: N
+/// vectorized sin calls otherwise become 16 N scalar calls, whose register allocation dominated
+/// the compile of long elementwise chains, and which ran no faster than the scalar loop.
+const std::string &vector_math_library();
+
 /// Runs each stage of `list` (transforms/Pipelines.h) over `module`, recording texts in `stages`;
 /// true when it stopped after the stage named `stop_after`. Throws strata::Error naming the
 /// stage and the pass.

@@ -2,6 +2,8 @@
 // decides it, written atomically, counted.
 #include "jit/DiskCache.h"
 
+#include "jit/Compile.h"
+
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -22,14 +24,17 @@ namespace {
 
 std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
 
-/// What, besides the IR, decides the machine code: the compiler and the host CPU.
+/// What, besides the IR, decides the machine code: the compiler, the host CPU and the vector
+/// math library.
 const std::string &compiler_fingerprint() {
   static const std::string f = [] {
     std::string s =
-        "strata-0.1 llvm-" LLVM_VERSION_STRING " cpu=" + llvm::sys::getHostCPUName().str() +
+        "strata-0.2 llvm-" LLVM_VERSION_STRING " cpu=" + llvm::sys::getHostCPUName().str() +
         " features=";
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       s += (feature.second ? "+" : "-") + feature.first().str() + ",";
+    // Object code vectorized against libmvec calls its functions.
+    s += " vector-math=" + detail::vector_math_library();
     return s;
   }();
   return f;

@@ -7,11 +7,13 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,6 +22,7 @@
 #include "jit/DiskCache.h"
 #include "jit/GpuExecutable.h"
 #include "jit/Staging.h"
+#include "jit/Timing.h"
 #include "strata/device.h"
 #include "strata/error.h"
 #include "strata/internal/buffer.h"
@@ -431,15 +434,26 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   ++globals().misses;
   auto entry = std::make_shared<Entry>();
   auto start = std::chrono::steady_clock::now();
+  rt::CompileTiming timing;
   {
+    rt::TimingScope scope(timing);
     std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+    std::optional<rt::PhaseTimer> staging(std::in_place, "staging");
     rt::StagedFunction staged =
         rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature, im.options.name);
+    staging.reset();
     entry->inline_only = !staged.op_by_op.empty();
-    if (!entry->inline_only)
+    if (!entry->inline_only) {
+      if (rt::timing_level())
+        timing.staged_ops = rt::staged_op_count(staged);
       compile_staged(im, key, static_key, std::move(staged), *entry);
+    }
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (rt::timing_level())
+    std::fprintf(stderr, "[strata] jit(%s) compile of %lld staged ops%s: %s\n",
+                 im.options.name.c_str(), static_cast<long long>(timing.staged_ops),
+                 entry->inline_only ? " (runs op by op)" : "", timing.str(seconds).c_str());
   {
     std::lock_guard<std::mutex> lock(im.mu);
     im.compile_seconds += seconds;

@@ -352,4 +352,10 @@ StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
   return staged;
 }
 
+int64_t staged_op_count(const StagedFunction &staged) {
+  int64_t n = 0;
+  staged.module.get().walk([&](mlir::Operation *) { ++n; });
+  return n;
+}
+
 } // namespace strata::rt

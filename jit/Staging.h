@@ -45,4 +45,8 @@ STRATA_EXPORT StagedFunction stage(mlir::MLIRContext &ctx, const FlatFn &f,
                                    const std::vector<AbstractValue> &inputs,
                                    const std::string &name);
 
+/// The number of operations in `staged`'s module, nested ones included (its size, which
+/// STRATA_TIMING reports next to the compile's phases).
+int64_t staged_op_count(const StagedFunction &staged);
+
 } // namespace strata::rt

@@ -28,6 +28,12 @@ namespace {
 /// A broadcast of at most this many elements is cheap enough to recompute in every group.
 constexpr int64_t kSmallBroadcastOperand = 1 << 16;
 
+/// A group stops growing at this many members: linalg's fusion of a group's loop nests and
+/// LLVM's register allocation of the fused loop body both cost more than linearly in the size
+/// of one body, while a long chain cut into groups this size costs only one more pass over
+/// memory per group.
+constexpr size_t kMaxGroupMembers = 64;
+
 /// The reductions a group may hold (their lowering is a linalg reduction over the operand).
 bool isReduction(Operation *op) { return op->hasTrait<traits::Reduction>(); }
 
@@ -158,9 +164,10 @@ private:
     reducedChain.clear(); // other groups have taken reductions since it was filled
     groupOf[root] = id;
     // Fixed point: a producer rejected now may qualify once more of its users have joined.
-    for (bool changed = true; changed;) {
+    for (bool changed = true; changed && groups[id].members.size() < kMaxGroupMembers;) {
       changed = false;
-      for (size_t i = 0; i < groups[id].members.size(); ++i) {
+      for (size_t i = 0;
+           i < groups[id].members.size() && groups[id].members.size() < kMaxGroupMembers; ++i) {
         Operation *member = groups[id].members[i];
         for (Value v : member->getOperands()) {
           Operation *def = v.getDefiningOp();

@@ -389,6 +389,10 @@ def StrataFuse : Pass<"strata-fuse"> {
       broadcasts and constants. Any other producer behind a broadcast comes in as a fusion
       operand, so nothing that is not a reduction's epilogue is recomputed per broadcast
       element.
+    - A group stops growing at 64 members: linalg's fusion of the group into one loop nest and
+      LLVM's register allocation of its body cost more than linearly in the body's size. A
+      longer chain becomes several groups, each reading the one before (one more pass over
+      memory per 64 ops).
     - Groups never cross `dot_general`, argmax/argmin, cumulative reductions or any other op
       that is not elementwise, a broadcast, a constant or one of the four reductions: those
       stay outside, and their values are fusion operands (a reduction feeding a dot ends its
@@ -563,6 +567,52 @@ def StrataParallelizeLoops : Pass<"strata-parallelize-loops"> {
     "::mlir::arith::ArithDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def StrataOutlineKernels : Pass<"strata-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Moves each loop nest on buffers into a private function of its own.";
+  let description = [{
+    Runs on the CPU after bufferization, after strata-parallelize-loops. In each function with at
+    least `min-kernels` loop nests (linalg ops on buffers, and the scf.for/scf.parallel nests without
+    results directly in the function's body), every such nest becomes a `func.call` of a new
+    private `@kernel<k>` (LLVM's `noinline`) that takes the op's operands and the
+    values its body reads from outside (constants are cloned into it instead). Ops that print
+    the same (locations aside) share one function: a deep network's layers of one shape and a
+    long chain's repeated groups compile once. When no two buffer arguments are views of one
+    allocation (allocations, globals and the function's arguments told apart; a buffer
+    whose allocation is not visible, such as a loop-carried one, counts as shared), the function
+    also gets the `strata-noalias-buffers` LLVM attribute, for which jit marks the buffers'
+    pointers `noalias`: LLVM vectorizes its loops without run-time overlap checks. LLVM's
+    optimization and code generation cost more than linearly in the size of one function
+    (register allocation across thousands of calls and loops): a deep train step or a long
+    chain compiled as one function took seconds, as one function per loop nest it compiles in
+    time linear in the number of nests. A call per loop nest costs nothing measurable at run
+    time.
+
+    Before => after:
+
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) { ... }
+      return
+    }
+    // =>
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @kernel0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @kernel0(%a: memref<4xf32>, %b: memref<4xf32>)
+        attributes {passthrough = ["noinline", "strata-noalias-buffers"]} {
+      linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) { ... }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minKernels", "min-kernels", "int64_t", /*default=*/"1",
+           "Outline only in functions with at least this many linalg ops on buffers">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def StrataUniqueResults : Pass<"strata-unique-results"> {

@@ -103,6 +103,13 @@ void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
   StrataParallelizeLoopsOptions loops;
   loops.rowLoops = true;
   pm.addPass(createStrataParallelizeLoops(loops));
+  // Only large functions: below 64 loop nests one function compiles in well under a second,
+  // and LLVM optimizing the nests together ran the 784-512-512 MLP train step (about 40 nests)
+  // 20% faster than with each nest in a function of its own. After the row loops, so that a
+  // row's ops stay one nest.
+  StrataOutlineKernelsOptions outline;
+  outline.minKernels = 64;
+  pm.addPass(createStrataOutlineKernels(outline));
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());
   buildStrataLoopsToCfPipeline(pm);

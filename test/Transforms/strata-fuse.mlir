@@ -342,3 +342,159 @@ func.func @loop_body(%x: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %u = strata.abs %t : (tensor<4xf32>) -> tensor<4xf32>
   return %u : tensor<4xf32>
 }
+
+// -----
+
+// A chain longer than a group's 64 members is cut: the 64 ops nearest its end form one
+// fusion, the 6 before them another, whose result the first reads.
+// CHECK-LABEL: func.func @long_chain
+// CHECK-NEXT: %[[F1:.*]] = strata.fusion (%{{[^ ]+}} = %{{[^ ]+}}) : (tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[F2:.*]] = strata.fusion (%{{[^ ]+}} = %[[F1]]) : (tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.neg
+// CHECK-NEXT: strata.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F2]]
+func.func @long_chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = strata.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = strata.neg %0 : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = strata.neg %1 : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = strata.neg %2 : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = strata.neg %3 : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = strata.neg %4 : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = strata.neg %5 : (tensor<4xf32>) -> tensor<4xf32>
+  %7 = strata.neg %6 : (tensor<4xf32>) -> tensor<4xf32>
+  %8 = strata.neg %7 : (tensor<4xf32>) -> tensor<4xf32>
+  %9 = strata.neg %8 : (tensor<4xf32>) -> tensor<4xf32>
+  %10 = strata.neg %9 : (tensor<4xf32>) -> tensor<4xf32>
+  %11 = strata.neg %10 : (tensor<4xf32>) -> tensor<4xf32>
+  %12 = strata.neg %11 : (tensor<4xf32>) -> tensor<4xf32>
+  %13 = strata.neg %12 : (tensor<4xf32>) -> tensor<4xf32>
+  %14 = strata.neg %13 : (tensor<4xf32>) -> tensor<4xf32>
+  %15 = strata.neg %14 : (tensor<4xf32>) -> tensor<4xf32>
+  %16 = strata.neg %15 : (tensor<4xf32>) -> tensor<4xf32>
+  %17 = strata.neg %16 : (tensor<4xf32>) -> tensor<4xf32>
+  %18 = strata.neg %17 : (tensor<4xf32>) -> tensor<4xf32>
+  %19 = strata.neg %18 : (tensor<4xf32>) -> tensor<4xf32>
+  %20 = strata.neg %19 : (tensor<4xf32>) -> tensor<4xf32>
+  %21 = strata.neg %20 : (tensor<4xf32>) -> tensor<4xf32>
+  %22 = strata.neg %21 : (tensor<4xf32>) -> tensor<4xf32>
+  %23 = strata.neg %22 : (tensor<4xf32>) -> tensor<4xf32>
+  %24 = strata.neg %23 : (tensor<4xf32>) -> tensor<4xf32>
+  %25 = strata.neg %24 : (tensor<4xf32>) -> tensor<4xf32>
+  %26 = strata.neg %25 : (tensor<4xf32>) -> tensor<4xf32>
+  %27 = strata.neg %26 : (tensor<4xf32>) -> tensor<4xf32>
+  %28 = strata.neg %27 : (tensor<4xf32>) -> tensor<4xf32>
+  %29 = strata.neg %28 : (tensor<4xf32>) -> tensor<4xf32>
+  %30 = strata.neg %29 : (tensor<4xf32>) -> tensor<4xf32>
+  %31 = strata.neg %30 : (tensor<4xf32>) -> tensor<4xf32>
+  %32 = strata.neg %31 : (tensor<4xf32>) -> tensor<4xf32>
+  %33 = strata.neg %32 : (tensor<4xf32>) -> tensor<4xf32>
+  %34 = strata.neg %33 : (tensor<4xf32>) -> tensor<4xf32>
+  %35 = strata.neg %34 : (tensor<4xf32>) -> tensor<4xf32>
+  %36 = strata.neg %35 : (tensor<4xf32>) -> tensor<4xf32>
+  %37 = strata.neg %36 : (tensor<4xf32>) -> tensor<4xf32>
+  %38 = strata.neg %37 : (tensor<4xf32>) -> tensor<4xf32>
+  %39 = strata.neg %38 : (tensor<4xf32>) -> tensor<4xf32>
+  %40 = strata.neg %39 : (tensor<4xf32>) -> tensor<4xf32>
+  %41 = strata.neg %40 : (tensor<4xf32>) -> tensor<4xf32>
+  %42 = strata.neg %41 : (tensor<4xf32>) -> tensor<4xf32>
+  %43 = strata.neg %42 : (tensor<4xf32>) -> tensor<4xf32>
+  %44 = strata.neg %43 : (tensor<4xf32>) -> tensor<4xf32>
+  %45 = strata.neg %44 : (tensor<4xf32>) -> tensor<4xf32>
+  %46 = strata.neg %45 : (tensor<4xf32>) -> tensor<4xf32>
+  %47 = strata.neg %46 : (tensor<4xf32>) -> tensor<4xf32>
+  %48 = strata.neg %47 : (tensor<4xf32>) -> tensor<4xf32>
+  %49 = strata.neg %48 : (tensor<4xf32>) -> tensor<4xf32>
+  %50 = strata.neg %49 : (tensor<4xf32>) -> tensor<4xf32>
+  %51 = strata.neg %50 : (tensor<4xf32>) -> tensor<4xf32>
+  %52 = strata.neg %51 : (tensor<4xf32>) -> tensor<4xf32>
+  %53 = strata.neg %52 : (tensor<4xf32>) -> tensor<4xf32>
+  %54 = strata.neg %53 : (tensor<4xf32>) -> tensor<4xf32>
+  %55 = strata.neg %54 : (tensor<4xf32>) -> tensor<4xf32>
+  %56 = strata.neg %55 : (tensor<4xf32>) -> tensor<4xf32>
+  %57 = strata.neg %56 : (tensor<4xf32>) -> tensor<4xf32>
+  %58 = strata.neg %57 : (tensor<4xf32>) -> tensor<4xf32>
+  %59 = strata.neg %58 : (tensor<4xf32>) -> tensor<4xf32>
+  %60 = strata.neg %59 : (tensor<4xf32>) -> tensor<4xf32>
+  %61 = strata.neg %60 : (tensor<4xf32>) -> tensor<4xf32>
+  %62 = strata.neg %61 : (tensor<4xf32>) -> tensor<4xf32>
+  %63 = strata.neg %62 : (tensor<4xf32>) -> tensor<4xf32>
+  %64 = strata.neg %63 : (tensor<4xf32>) -> tensor<4xf32>
+  %65 = strata.neg %64 : (tensor<4xf32>) -> tensor<4xf32>
+  %66 = strata.neg %65 : (tensor<4xf32>) -> tensor<4xf32>
+  %67 = strata.neg %66 : (tensor<4xf32>) -> tensor<4xf32>
+  %68 = strata.neg %67 : (tensor<4xf32>) -> tensor<4xf32>
+  %69 = strata.neg %68 : (tensor<4xf32>) -> tensor<4xf32>
+  return %69 : tensor<4xf32>
+}
