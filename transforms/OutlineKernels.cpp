@@ -161,6 +161,19 @@ private:
   DenseMap<Operation *, Operation *> lastKernel;
 };
 
+/// The operations inside `nests`, a math op counting as kMathWeight: what LLVM will compile, in
+/// the units of its cost, since strata-approximate-math expands each f32 transcendental to a
+/// polynomial with its range reduction.
+int64_t codeWeight(ArrayRef<Operation *> nests) {
+  constexpr int64_t kMathWeight = 32;
+  int64_t weight = 0;
+  for (Operation *nest : nests)
+    nest->walk([&](Operation *op) {
+      weight += op->getDialect() && op->getDialect()->getNamespace() == "math" ? kMathWeight : 1;
+    });
+  return weight;
+}
+
 struct StrataOutlineKernelsPass : strata::impl::StrataOutlineKernelsBase<StrataOutlineKernelsPass> {
   using StrataOutlineKernelsBase::StrataOutlineKernelsBase;
 
@@ -188,7 +201,8 @@ struct StrataOutlineKernelsPass : strata::impl::StrataOutlineKernelsBase<StrataO
         }
         return WalkResult::advance();
       });
-      if (static_cast<int64_t>(ops.size()) < minKernels)
+      if (static_cast<int64_t>(ops.size()) < minKernels &&
+          (minOps <= 0 || codeWeight(ops) < minOps))
         continue;
       for (Operation *op : ops)
         outliner.outline(fn, op);

@@ -573,7 +573,7 @@ def StrataOutlineKernels : Pass<"strata-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Moves each loop nest on buffers into a private function of its own.";
   let description = [{
     Runs on the CPU after bufferization, after strata-parallelize-loops. In each function with at
-    least `min-kernels` loop nests (linalg ops on buffers, and the scf.for/scf.parallel nests without
+    least `min-kernels` loop nests (or, with `min-ops`, nests that hold that much code) (linalg ops on buffers, and the scf.for/scf.parallel nests without
     results directly in the function's body), every such nest becomes a `func.call` of a new
     private `@kernel<k>` (LLVM's `noinline`) that takes the op's operands and the
     values its body reads from outside (constants are cloned into it instead). Ops that print
@@ -610,7 +610,10 @@ def StrataOutlineKernels : Pass<"strata-outline-kernels", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"minKernels", "min-kernels", "int64_t", /*default=*/"1",
-           "Outline only in functions with at least this many linalg ops on buffers">,
+           "Outline only in functions with at least this many loop nests">,
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"0",
+           "Outline also in functions whose nests hold at least this many operations, a math "
+           "op counting as 32 (strata-approximate-math expands it to a polynomial); 0: never">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -109,6 +109,9 @@ void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
   // row's ops stay one nest.
   StrataOutlineKernelsOptions outline;
   outline.minKernels = 64;
+  // Or a few nests of much code: a long chain of transcendentals fuses into groups (at most 64
+  // ops each) that approximate-math expands; outlined, repeated groups compile once.
+  outline.minOps = 4096;
   pm.addPass(createStrataOutlineKernels(outline));
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());

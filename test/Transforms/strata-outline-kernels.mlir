@@ -1,5 +1,7 @@
 // RUN: strata-opt --strata-outline-kernels %s | FileCheck %s
 // RUN: strata-opt --strata-outline-kernels=min-kernels=5 %s | FileCheck %s --check-prefix=FEW
+// RUN: strata-opt "--strata-outline-kernels=min-kernels=5 min-ops=1000" %s | FileCheck %s --check-prefix=FEW
+// RUN: strata-opt "--strata-outline-kernels=min-kernels=5 min-ops=12" %s | FileCheck %s --check-prefix=OPS
 
 #id = affine_map<(d0) -> (d0)>
 
@@ -27,6 +29,11 @@
 // CHECK-NOT: func.func
 
 // Fewer linalg ops than min-kernels: nothing moves.
+// Few nests but, with min-ops, enough code in them (@main's four bodies: 12 operations).
+// OPS-LABEL: func.func @main
+// OPS-NOT: linalg.generic
+// OPS: call @kernel0
+
 // FEW-LABEL: func.func @main
 // FEW-COUNT-4: linalg.generic
 // FEW-NOT: call
