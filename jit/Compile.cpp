@@ -4,6 +4,7 @@
 #include "jit/Compile.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <optional>
 
@@ -20,6 +21,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "transforms/Pipelines.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -32,7 +35,9 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 #include <omp.h>
+#include <thread>
 
 #include "strata/error.h"
 
@@ -120,6 +125,120 @@ void mark_noalias_buffers(llvm::Module &m) {
       if (arg.getType()->isPointerTy() && pointers++ % 2 == 1)
         arg.addAttr(llvm::Attribute::NoAlias);
   }
+}
+
+/// The magic that starts a bundle of object files (an ELF object starts with "\x7fELF").
+constexpr llvm::StringLiteral kBundleMagic = "strata-objects\n";
+
+/// How many parts to compile `m` in, on as many threads: 1 below kSplitInstructions (one part
+/// compiles in well under a second there, and a split loses LLVM's view across functions),
+/// else up to the cores, as many as the largest function leaves room for (a part cannot be
+/// smaller than it: a deep MLP's main holds most of its code, and split it compiled slower).
+unsigned split_parts(const llvm::Module &m) {
+  constexpr size_t kSplitInstructions = 8000;
+  size_t instructions = 0, largest = 0, functions = 0;
+  for (const llvm::Function &f : m)
+    if (!f.isDeclaration()) {
+      instructions += f.getInstructionCount();
+      largest = std::max<size_t>(largest, f.getInstructionCount());
+      ++functions;
+    }
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (instructions < kSplitInstructions || functions < 2 || cores < 2)
+    return 1;
+  size_t part = std::max(largest, kSplitInstructions / 2);
+  return static_cast<unsigned>(std::min<size_t>({cores, functions, instructions / part}));
+}
+
+/// Optimizes and compiles `m` in `parts` partitions (llvm::SplitModule, functions dealt round
+/// robin), each in a context of its own on a thread of its own; the objects come back as one
+/// bundle (kBundleMagic, the count and the sizes as 8-byte integers, then the objects) that
+/// load_object takes apart.
+std::unique_ptr<llvm::MemoryBuffer> compile_parts(llvm::Module &m, unsigned parts) {
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(
+      m, parts,
+      [&](std::unique_ptr<llvm::Module> part) {
+        llvm::raw_svector_ostream os(bitcode.emplace_back());
+        llvm::WriteBitcodeToFile(*part, os);
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects(bitcode.size());
+  std::vector<std::string> errors(bitcode.size());
+  auto compile = [&](size_t i) {
+    try {
+      llvm::LLVMContext ctx;
+      auto part = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+          ctx);
+      if (!part) {
+        errors[i] = llvm::toString(part.takeError());
+        return;
+      }
+      auto jtmb = host_jtmb();
+      std::unique_ptr<llvm::TargetMachine> tm = host_target_machine(jtmb);
+      optimize(**part, *tm);
+      auto compiled = llvm::orc::SimpleCompiler(*tm)(**part);
+      if (!compiled)
+        errors[i] = llvm::toString(compiled.takeError());
+      else
+        objects[i] = std::move(*compiled);
+    } catch (const std::exception &e) {
+      errors[i] = e.what();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i)
+    threads.emplace_back(compile, i);
+  compile(0);
+  for (std::thread &t : threads)
+    t.join();
+  std::string bundle(kBundleMagic);
+  auto put = [&](uint64_t v) { bundle.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  put(objects.size());
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (!errors[i].empty())
+      throw Error("[jit] LLVM code generation failed: " + errors[i], ErrorKind::Internal);
+    put(objects[i]->getBufferSize());
+  }
+  for (const auto &o : objects)
+    bundle += o->getBuffer();
+  return llvm::MemoryBuffer::getMemBufferCopy(bundle, "strata-objects");
+}
+
+/// The objects of `buffer`: a bundle of compile_parts taken apart, or the one object it is.
+/// Throws on a bundle whose sizes do not add up (a truncated or corrupt cache entry).
+std::vector<std::unique_ptr<llvm::MemoryBuffer>>
+unbundle(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> out;
+  llvm::StringRef data = buffer->getBuffer();
+  if (!data.starts_with(kBundleMagic)) {
+    out.push_back(std::move(buffer));
+    return out;
+  }
+  auto bad = [] { return Error("[jit] cannot load compiled code: a corrupt object bundle"); };
+  size_t at = kBundleMagic.size();
+  auto get = [&] {
+    if (data.size() < at + sizeof(uint64_t))
+      throw bad();
+    uint64_t v;
+    std::memcpy(&v, data.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  };
+  uint64_t count = get();
+  if (count > data.size())
+    throw bad();
+  std::vector<uint64_t> sizes;
+  for (uint64_t i = 0; i < count; ++i)
+    sizes.push_back(get());
+  for (uint64_t size : sizes) {
+    if (size > data.size() - at)
+      throw bad();
+    out.push_back(llvm::MemoryBuffer::getMemBufferCopy(data.substr(at, size), "strata-object"));
+    at += size;
+  }
+  return out;
 }
 
 /// `void strata_entry(void **args)`: calls `_mlir_ciface_main(*args[0], *args[1], ...)`, so
@@ -260,6 +379,11 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(mlir::ModuleOp module, const 
     for (llvm::Function &f : *ir)
       if (!f.isDeclaration())
         f.addFnAttr("prefer-vector-width", "512");
+  if (unsigned parts = split_parts(*ir); parts > 1) {
+    timer.reset();
+    timer.emplace("llvm-opt+codegen (" + std::to_string(parts) + " threads)");
+    return compile_parts(*ir, parts);
+  }
   optimize(*ir, *tm);
   timer.reset();
   timer.emplace("codegen");
@@ -348,9 +472,10 @@ load_object(std::unique_ptr<llvm::MemoryBuffer> object,
     symbols[(*jit)->mangleAndIntern(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                                 llvm::JITSymbolFlags::Exported};
   llvm::cantFail(lib.define(llvm::orc::absoluteSymbols(std::move(symbols))));
-  if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
-    throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),
-                ErrorKind::Internal);
+  for (std::unique_ptr<llvm::MemoryBuffer> &part : unbundle(std::move(object)))
+    if (llvm::Error e = (*jit)->addObjectFile(std::move(part)))
+      throw Error("[jit] cannot load compiled code: " + llvm::toString(std::move(e)),
+                  ErrorKind::Internal);
   return std::move(*jit);
 }
 

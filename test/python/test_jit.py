@@ -394,3 +394,29 @@ def test_sin_cos_large_arguments_are_reduced_exactly():
         want = ref(x.astype(np.float64)).astype(np.float32)
         assert np.all(_ulps(got, want) <= 1), (op, got, want)
     assert np.signbit(np.asarray(strata.jit(jnp.sin)(np.float32(-0.0))))
+
+
+def test_large_program_compiles_in_parts_and_loads_from_the_cache(tmp_path):
+    """A program big enough to be compiled in parts on several threads (a 3000-op chain: its
+    fused groups are outlined into many kernels) gives eager's values, compiled and loaded back
+    from the persistent cache as a bundle of objects."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import numpy as np, strata, strata.numpy as jnp\n"
+        "def f(x):\n"
+        "    for i in range(3000):\n"
+        "        x = (jnp.sin, lambda v: v * 1.01, lambda v: v + 0.1)[i % 3](x)\n"
+        "    return x\n"
+        "x = np.linspace(-3, 3, 1037, dtype=np.float32)\n"
+        "np.testing.assert_allclose(np.asarray(strata.jit(f)(x)), np.asarray(f(x)),\n"
+        "                           rtol=1e-4, atol=1e-5)\n")
+    env = dict(os.environ, STRATA_TIMING="1", STRATA_CACHE_DIR=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    if (os.cpu_count() or 1) >= 2:
+        assert "threads)" in runs[0].stderr, runs[0].stderr
+    assert "llvm-opt" not in runs[1].stderr, runs[1].stderr  # loaded from the cache
