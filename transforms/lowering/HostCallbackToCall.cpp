@@ -20,19 +20,6 @@ constexpr StringLiteral kHostCallbackFn = "strata_rt_host_callback";
 constexpr StringLiteral kHostCallbackBufferFn = "strata_rt_host_callback_buffer";
 constexpr StringLiteral kHostCallbackDimFn = "strata_rt_host_callback_dim";
 
-/// `func.func private @name(i64 x n)`, declared once in `module`.
-func::FuncOp runtimeDecl(RewriterBase &rewriter, ModuleOp module, StringRef name, unsigned n) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> args(n, rewriter.getI64Type());
-  auto fn =
-      func::FuncOp::create(rewriter, module.getLoc(), name, rewriter.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
-}
-
 /// strata.host_callback => calls of the runtime, before bufferization and with scalar
 /// arguments only (so host code stays free of stores, which the GPU pipeline would move into
 /// kernels): `strata_rt_host_callback_buffer(address, dtype code, rank)` and one
@@ -51,9 +38,9 @@ LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
       !llvm::all_of(op->getResultTypes(), strataType))
     return op.emitOpError("needs static tensors of Strata element types inside a module to be "
                           "lowered");
-  func::FuncOp call = runtimeDecl(rewriter, module, kHostCallbackFn, 3);
-  func::FuncOp buffer = runtimeDecl(rewriter, module, kHostCallbackBufferFn, 3);
-  func::FuncOp dim = runtimeDecl(rewriter, module, kHostCallbackDimFn, 1);
+  func::FuncOp call = declareRuntimeFn(rewriter, module, kHostCallbackFn, 3);
+  func::FuncOp buffer = declareRuntimeFn(rewriter, module, kHostCallbackBufferFn, 3);
+  func::FuncOp dim = declareRuntimeFn(rewriter, module, kHostCallbackDimFn, 1);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type i64 = rewriter.getI64Type();

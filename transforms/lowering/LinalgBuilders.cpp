@@ -148,4 +148,15 @@ Value toIndex(OpBuilder &b, Location loc, Value i64) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
 }
 
+func::FuncOp declareRuntimeFn(OpBuilder &b, ModuleOp module, StringRef name, unsigned numArgs) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> args(numArgs, b.getI64Type());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
 } // namespace mlir::strata::lowering

@@ -4,6 +4,7 @@
 
 #include "transforms/lowering/ScalarSemantics.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -27,6 +28,10 @@ Value fromSignless(OpBuilder &b, Location loc, Value v, Type to);
 Value indexConst(OpBuilder &b, Location loc, int64_t i);
 /// An empty tensor of `type`, filled with `fill` when given.
 Value makeInit(OpBuilder &b, Location loc, RankedTensorType type, Value fill = {});
+
+/// `func.func private @name(i64 x numArgs)`, the declaration of a runtime function the lowered
+/// code calls, made once in `module`.
+func::FuncOp declareRuntimeFn(OpBuilder &b, ModuleOp module, StringRef name, unsigned numArgs);
 
 /// Builds a generic's body from signless scalars (inputs, then outputs).
 using BodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;

@@ -28,18 +28,6 @@ constexpr StringLiteral kSortOperandFn = "strata_rt_sort_operand";
 constexpr StringLiteral kSortFn = "strata_rt_sort";
 constexpr StringLiteral kScanFn = "strata_rt_scan";
 
-/// `func.func private @name(i64 x n)`, declared once in `module`.
-func::FuncOp runtimeDecl(OpBuilder &b, ModuleOp module, StringRef name, unsigned n) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> args(n, b.getI64Type());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
-}
-
 /// A static tensor of a Strata element type with at least one element.
 bool isRuntimeTensor(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
@@ -104,8 +92,8 @@ LogicalResult lowerSort(OpBuilder &b, ModuleOp module, st::SortOp op) {
     return failure();
   b.setInsertionPoint(op);
   CallBuilder c{b, op.getLoc()};
-  func::FuncOp operandFn = runtimeDecl(b, module, kSortOperandFn, 3);
-  func::FuncOp sortFn = runtimeDecl(b, module, kSortFn, 4);
+  func::FuncOp operandFn = declareRuntimeFn(b, module, kSortOperandFn, 3);
+  func::FuncOp sortFn = declareRuntimeFn(b, module, kSortFn, 4);
   SmallVector<Value> outs;
   for (Value in : inputs) {
     RankedTensorType t = tensorOf(in);
@@ -140,7 +128,7 @@ template <typename OpTy> LogicalResult lowerScan(OpBuilder &b, ModuleOp module, 
     return failure();
   b.setInsertionPoint(op);
   CallBuilder c{b, op.getLoc()};
-  func::FuncOp scanFn = runtimeDecl(b, module, kScanFn, 8);
+  func::FuncOp scanFn = declareRuntimeFn(b, module, kScanFn, 8);
   Value src = c.input(x), dst = c.output(type);
   SmallVector<Value> args = {c.constant(kind), c.dtype(type), c.address(src), c.address(dst)};
   args.append(c.lineSizes(type.getShape(), axis));
