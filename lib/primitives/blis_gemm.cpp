@@ -57,6 +57,19 @@ void blis_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> 
   });
 }
 
+void for_each_product(int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const std::function<void(int64_t)> &product) {
+  if (batch > 1 && m * n * std::max<int64_t>(k, 1) < kParallelMacs) {
+    parallel_for(batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        product(i);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i)
+    product(i);
+}
+
 template void blis_gemm<float>(int64_t, int64_t, int64_t, float, StridedMatrix<const float>,
                                StridedMatrix<const float>, float, StridedMatrix<float>);
 template void blis_gemm<double>(int64_t, int64_t, int64_t, double, StridedMatrix<const double>,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace strata {
 
@@ -21,5 +22,11 @@ template <class T> struct StridedMatrix {
 template <class T>
 void blis_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> a,
                StridedMatrix<const T> b, T beta, StridedMatrix<T> c);
+
+/// Calls product(i) for each i < batch, where each is an m x n x k blis_gemm: in parallel across
+/// the batch when the products are too small for blis_gemm to split (each then runs on one
+/// thread: blis_gemm does not fork inside the pool), one after another otherwise.
+void for_each_product(int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const std::function<void(int64_t)> &product);
 
 } // namespace strata

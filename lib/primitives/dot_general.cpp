@@ -318,13 +318,7 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
         gemm<CT>(a.trans, w.trans, m, n, k, a.data + a.offsets[b], a.ld, w.data + w.offsets[b],
                  w.ld, c + b * m * n, n);
       };
-      // A batch of small products runs in parallel across the batch (each product then runs
-      // on one thread: blis_gemm does not fork inside the pool); large ones split themselves.
-      bool across = nb > 1 && m * n * k < (int64_t{1} << 21);
-      parallel_for(nb, across ? 1 : nb, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          one(i);
-      });
+      for_each_product(nb, m, n, k, one);
     }
   }
   if (tmp) {
@@ -561,13 +555,6 @@ void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, c
     else
       gemm_general<double>(m, n, k, a, b, c, i, accumulate);
   };
-  // As dot_general's eager kernel: a batch of small products runs in parallel across the batch
-  // (each product on one thread: blis_gemm does not fork inside the pool); large products split
-  // themselves.
-  bool across = batch > 1 && m * n * k < (int64_t{1} << 21);
-  parallel_for(batch, across ? 1 : batch, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i)
-      one(i);
-  });
+  for_each_product(batch, m, n, k, one);
 }
 } // namespace strata
