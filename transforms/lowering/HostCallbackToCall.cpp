@@ -5,10 +5,7 @@
 #include "dialects/strata/StrataOps.h"
 #include "dialects/strata/StrataVerify.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 namespace st = mlir::strata;
@@ -41,42 +38,29 @@ LogicalResult lowerHostCallback(IRRewriter &rewriter, st::HostCallbackOp op) {
   func::FuncOp call = declareRuntimeFn(rewriter, module, kHostCallbackFn, 3);
   func::FuncOp buffer = declareRuntimeFn(rewriter, module, kHostCallbackBufferFn, 3);
   func::FuncOp dim = declareRuntimeFn(rewriter, module, kHostCallbackDimFn, 1);
-  Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Type i64 = rewriter.getI64Type();
-  auto constant = [&](int64_t c) { return arith::ConstantIntOp::create(rewriter, loc, i64, c); };
+  RuntimeCallBuilder c{rewriter, op.getLoc()};
   auto describe = [&](Value memref, RankedTensorType t) {
-    Value address = arith::IndexCastOp::create(
-        rewriter, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref));
-    func::CallOp::create(
-        rewriter, loc, buffer,
-        ValueRange{address, constant(static_cast<int64_t>(*st::toDType(t.getElementType()))),
-                   constant(t.getRank())});
+    func::CallOp::create(rewriter, c.loc, buffer,
+                         ValueRange{c.address(memref), c.dtype(t), c.constant(t.getRank())});
     for (int64_t d : t.getShape())
-      func::CallOp::create(rewriter, loc, dim, ValueRange{constant(d)});
+      func::CallOp::create(rewriter, c.loc, dim, ValueRange{c.constant(d)});
   };
-  for (Value in : op.getInputs()) {
-    RankedTensorType t = tensorOf(in);
-    describe(bufferization::ToBufferOp::create(
-                 rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()), in,
-                 /*read_only=*/true),
-             t);
-  }
+  for (Value in : op.getInputs())
+    describe(c.input(in), tensorOf(in));
   SmallVector<Value> buffers;
   for (Value r : op.getResults()) {
     RankedTensorType t = tensorOf(r);
-    buffers.push_back(
-        memref::AllocOp::create(rewriter, loc, MemRefType::get(t.getShape(), t.getElementType())));
+    buffers.push_back(c.output(t));
     describe(buffers.back(), t);
   }
-  func::CallOp::create(rewriter, loc, call,
-                       ValueRange{constant(static_cast<int64_t>(op.getCallbackId())),
-                                  constant(op.getInputs().size()),
-                                  constant(op.getResults().size())});
+  func::CallOp::create(rewriter, c.loc, call,
+                       ValueRange{c.constant(static_cast<int64_t>(op.getCallbackId())),
+                                  c.constant(op.getInputs().size()),
+                                  c.constant(op.getResults().size())});
   SmallVector<Value> results;
   for (auto [memref, r] : llvm::zip(buffers, op.getResults()))
-    results.push_back(bufferization::ToTensorOp::create(rewriter, loc, r.getType(), memref,
-                                                        /*restrict=*/true, /*writable=*/true));
+    results.push_back(c.result(memref, r.getType()));
   rewriter.replaceOp(op, results);
   return success();
 }

@@ -1,9 +1,14 @@
-// Tensor and linalg builders shared by the op families of strata-lower-to-linalg.
+// Tensor, linalg and runtime-call builders shared by the lowerings of strata-lower-to-linalg
+// and strata-sort-scan-to-runtime.
 #include "transforms/lowering/Lowering.h"
 
+#include "dialects/strata/StrataVerify.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -157,6 +162,46 @@ func::FuncOp declareRuntimeFn(OpBuilder &b, ModuleOp module, StringRef name, uns
   auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
+}
+
+int64_t normalizeDim(int64_t d, int64_t rank) {
+  if (d < 0)
+    d += rank;
+  return d >= 0 && d < rank ? d : -1;
+}
+
+std::optional<SortLines> sortLines(ValueRange inputs, int64_t dimension, int64_t numKeys) {
+  if (inputs.empty())
+    return std::nullopt;
+  RankedTensorType type = tensorOf(inputs[0]);
+  int64_t dim = normalizeDim(dimension, type.getRank());
+  if (dim < 0 || numKeys < 1 || numKeys > static_cast<int64_t>(inputs.size()) ||
+      llvm::any_of(inputs, [&](Value v) { return tensorOf(v).getShape() != type.getShape(); }))
+    return std::nullopt;
+  return SortLines{type, dim, numKeys};
+}
+
+Value RuntimeCallBuilder::constant(int64_t c) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), c);
+}
+Value RuntimeCallBuilder::address(Value memref) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                    memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+}
+Value RuntimeCallBuilder::dtype(RankedTensorType t) {
+  return constant(static_cast<int64_t>(*st::toDType(t.getElementType())));
+}
+Value RuntimeCallBuilder::input(Value tensor) {
+  RankedTensorType t = tensorOf(tensor);
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(t.getShape(), t.getElementType()), tensor, /*read_only=*/true);
+}
+Value RuntimeCallBuilder::output(RankedTensorType t) {
+  return memref::AllocOp::create(b, loc, MemRefType::get(t.getShape(), t.getElementType()));
+}
+Value RuntimeCallBuilder::result(Value memref, Type tensorType) {
+  return bufferization::ToTensorOp::create(b, loc, tensorType, memref, /*restrict=*/true,
+                                           /*writable=*/true);
 }
 
 } // namespace mlir::strata::lowering

@@ -1,6 +1,9 @@
-// The pieces of strata-lower-to-linalg shared by its files: tensor and linalg builders used by
-// several op families, and the population function of each family's patterns.
+// The pieces of strata-lower-to-linalg shared by its files (and by strata-sort-scan-to-runtime):
+// tensor, linalg and runtime-call builders used by several op families, and the population
+// function of each family's patterns.
 #pragma once
+
+#include <optional>
 
 #include "transforms/lowering/ScalarSemantics.h"
 
@@ -29,9 +32,42 @@ Value indexConst(OpBuilder &b, Location loc, int64_t i);
 /// An empty tensor of `type`, filled with `fill` when given.
 Value makeInit(OpBuilder &b, Location loc, RankedTensorType type, Value fill = {});
 
+/// Dimension `d` of a rank-`rank` value normalized into [0, rank), or -1 when out of range.
+int64_t normalizeDim(int64_t d, int64_t rank);
+
+/// What a strata.sort sorts: the operands' common type, the dimension (in [0, rank)) and the
+/// number of keys.
+struct SortLines {
+  RankedTensorType type;
+  int64_t dim, numKeys;
+};
+/// The lines of a sort of `inputs` along `dimension` by `numKeys` keys; none unless there are
+/// operands, all of one shape, the dimension is valid and 1 <= numKeys <= the operands.
+std::optional<SortLines> sortLines(ValueRange inputs, int64_t dimension, int64_t numKeys);
+
 /// `func.func private @name(i64 x numArgs)`, the declaration of a runtime function the lowered
 /// code calls, made once in `module`.
 func::FuncOp declareRuntimeFn(OpBuilder &b, ModuleOp module, StringRef name, unsigned numArgs);
+
+/// Builds what a call of a runtime function on tensors needs, before bufferization: i64
+/// constants, buffer addresses, read-only buffers of operand tensors, fresh result buffers and
+/// the tensors read back from them after the call.
+struct RuntimeCallBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(int64_t c);
+  /// The aligned address of `memref` as an i64.
+  Value address(Value memref);
+  /// libstrata's DType code of `t`'s element type (which must be one).
+  Value dtype(RankedTensorType t);
+  /// A read-only buffer of `tensor` (bufferization.to_buffer).
+  Value input(Value tensor);
+  /// A fresh buffer for a result of type `t`.
+  Value output(RankedTensorType t);
+  /// The tensor of type `tensorType` that `memref` holds once the runtime has filled it.
+  Value result(Value memref, Type tensorType);
+};
 
 /// Builds a generic's body from signless scalars (inputs, then outputs).
 using BodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;

@@ -112,26 +112,6 @@ Value emitSortsBefore(OpBuilder &b, Location l, ValueRange x, ValueRange y, Arra
   return before;
 }
 
-/// The operands' common type, the sorted dimension (made non-negative) and num_keys of a sort
-/// the lowerings take: static float/integer tensors of one shape, a valid dimension, 1 <=
-/// num_keys <= operands.
-LogicalResult matchSort(st::SortOp op, PatternRewriter &rewriter, RankedTensorType &type,
-                        int64_t &dim, int64_t &numKeys) {
-  ValueRange inputs = op.getInputs();
-  if (inputs.empty() || !hasLowerableTypes(op))
-    return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
-  type = tensorOf(inputs[0]);
-  int64_t rank = type.getRank();
-  dim = op.getDimensionAttr().getInt();
-  numKeys = op.getNumKeysAttr().getInt();
-  if (dim < 0)
-    dim += rank;
-  if (dim < 0 || dim >= rank || numKeys < 1 || numKeys > static_cast<int64_t>(inputs.size()) ||
-      llvm::any_of(inputs, [&](Value v) { return tensorOf(v).getShape() != type.getShape(); }))
-    return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
-  return success();
-}
-
 /// sort => two linalg.generics, without loops over data-dependent positions: the first
 /// counts, for each element, the elements that sort before it (lexicographically by the
 /// keys, NaN after every number, ties by position: a stable sort), which is its position in
@@ -141,10 +121,13 @@ struct SortToGeneric : OpRewritePattern<st::SortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
     ValueRange inputs = op.getInputs();
-    RankedTensorType type;
-    int64_t dim, numKeys;
-    if (failed(matchSort(op, rewriter, type, dim, numKeys)))
-      return failure();
+    if (inputs.empty() || !hasLowerableTypes(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    std::optional<SortLines> lines =
+        sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
+    if (!lines)
+      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    auto [type, dim, numKeys] = *lines;
     int64_t rank = type.getRank();
     if (type.getDimSize(dim) <= 1 || type.getNumElements() == 0) {
       rewriter.replaceOp(op, inputs);
@@ -229,10 +212,13 @@ struct SortToBitonic : OpRewritePattern<st::SortOp> {
   explicit SortToBitonic(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
     ValueRange inputs = op.getInputs();
-    RankedTensorType type;
-    int64_t dim, numKeys;
-    if (failed(matchSort(op, rewriter, type, dim, numKeys)))
-      return failure();
+    if (inputs.empty() || !hasLowerableTypes(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+    std::optional<SortLines> lines =
+        sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
+    if (!lines)
+      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    auto [type, dim, numKeys] = *lines;
     int64_t rank = type.getRank();
     int64_t n = type.getDimSize(dim);
     if (n <= kBitonicMin || type.getNumElements() == 0)

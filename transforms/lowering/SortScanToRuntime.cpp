@@ -35,63 +35,27 @@ bool isRuntimeTensor(Type t) {
          st::toDType(rt.getElementType()).has_value();
 }
 
-/// Builds the calls of one op: the operand buffers (read-only views of the tensors), fresh
-/// result buffers, and the tensors read back from those after the calls.
-struct CallBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value constant(int64_t c) { return arith::ConstantIntOp::create(b, loc, b.getI64Type(), c); }
-  Value address(Value memref) {
-    return arith::IndexCastOp::create(
-        b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
-  }
-  Value dtype(RankedTensorType t) {
-    return constant(static_cast<int64_t>(*st::toDType(t.getElementType())));
-  }
-  MemRefType bufferType(RankedTensorType t) {
-    return MemRefType::get(t.getShape(), t.getElementType());
-  }
-  Value input(Value tensor) {
-    return bufferization::ToBufferOp::create(b, loc, bufferType(tensorOf(tensor)), tensor,
-                                             /*read_only=*/true);
-  }
-  Value output(RankedTensorType t) { return memref::AllocOp::create(b, loc, bufferType(t)); }
-  Value result(Value memref, Type tensorType) {
-    return bufferization::ToTensorOp::create(b, loc, tensorType, memref, /*restrict=*/true,
-                                             /*writable=*/true);
-  }
-  /// The constants outer, n and inner of a shape around dimension `dim`.
-  SmallVector<Value> lineSizes(ArrayRef<int64_t> shape, int64_t dim) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
-      if (i != dim)
-        (i < dim ? outer : inner) *= shape[i];
-    return {constant(outer), constant(shape[dim]), constant(inner)};
-  }
-};
-
-/// The dimension `d` of a rank-`rank` op normalized into [0, rank), or -1 when out of range.
-int64_t normalizeDim(int64_t d, int64_t rank) {
-  if (d < 0)
-    d += rank;
-  return d >= 0 && d < rank ? d : -1;
+/// The constants outer, n and inner of a shape around dimension `dim`.
+SmallVector<Value> lineSizes(RuntimeCallBuilder &c, ArrayRef<int64_t> shape, int64_t dim) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
+    if (i != dim)
+      (i < dim ? outer : inner) *= shape[i];
+  return {c.constant(outer), c.constant(shape[dim]), c.constant(inner)};
 }
 
 /// strata.sort => strata_rt_sort_operand per operand, then strata_rt_sort.
 LogicalResult lowerSort(OpBuilder &b, ModuleOp module, st::SortOp op) {
   ValueRange inputs = op.getInputs();
-  if (inputs.empty() || !llvm::all_of(op->getOperandTypes(), isRuntimeTensor))
+  if (!llvm::all_of(op->getOperandTypes(), isRuntimeTensor))
     return failure();
-  RankedTensorType type = tensorOf(inputs[0]);
-  int64_t dim = normalizeDim(op.getDimensionAttr().getInt(), type.getRank());
-  int64_t numKeys = op.getNumKeysAttr().getInt();
-  if (dim < 0 || type.getDimSize(dim) <= 1 || numKeys < 1 ||
-      numKeys > static_cast<int64_t>(inputs.size()) ||
-      llvm::any_of(inputs, [&](Value v) { return tensorOf(v).getShape() != type.getShape(); }))
+  std::optional<SortLines> lines =
+      sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
+  if (!lines || lines->type.getDimSize(lines->dim) <= 1)
     return failure();
+  auto [type, dim, numKeys] = *lines;
   b.setInsertionPoint(op);
-  CallBuilder c{b, op.getLoc()};
+  RuntimeCallBuilder c{b, op.getLoc()};
   func::FuncOp operandFn = declareRuntimeFn(b, module, kSortOperandFn, 3);
   func::FuncOp sortFn = declareRuntimeFn(b, module, kSortFn, 4);
   SmallVector<Value> outs;
@@ -103,7 +67,7 @@ LogicalResult lowerSort(OpBuilder &b, ModuleOp module, st::SortOp op) {
                          ValueRange{c.dtype(t), c.address(src), c.address(outs.back())});
   }
   SmallVector<Value> args = {c.constant(numKeys)};
-  args.append(c.lineSizes(type.getShape(), dim));
+  args.append(lineSizes(c, type.getShape(), dim));
   func::CallOp::create(b, c.loc, sortFn, args);
   SmallVector<Value> results;
   for (auto [memref, r] : llvm::zip(outs, op.getResults()))
@@ -127,11 +91,11 @@ template <typename OpTy> LogicalResult lowerScan(OpBuilder &b, ModuleOp module, 
   if (axis < 0 || (kind < 2 && type.getElementType().isInteger(1)))
     return failure();
   b.setInsertionPoint(op);
-  CallBuilder c{b, op.getLoc()};
+  RuntimeCallBuilder c{b, op.getLoc()};
   func::FuncOp scanFn = declareRuntimeFn(b, module, kScanFn, 8);
   Value src = c.input(x), dst = c.output(type);
   SmallVector<Value> args = {c.constant(kind), c.dtype(type), c.address(src), c.address(dst)};
-  args.append(c.lineSizes(type.getShape(), axis));
+  args.append(lineSizes(c, type.getShape(), axis));
   args.push_back(c.constant(op.getReverse() ? 1 : 0));
   func::CallOp::create(b, c.loc, scanFn, args);
   op.getResult().replaceAllUsesWith(c.result(dst, type));
