@@ -40,27 +40,23 @@ public:
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(op->getRegions(), captured);
     // Constant operands (a loop's bounds and step) are cloned too, so that LLVM sees the trip
-    // counts.
+    // counts. Every other operand is an argument, repeated ones too (distinctBuffers sees them
+    // all); a captured value only once.
     SmallVector<Value> args;
     SmallVector<Operation *> constants;
-    for (Value v : op->getOperands()) {
+    auto take = [&](Value v, bool repeat) {
       Operation *def = v.getDefiningOp();
       if (def && isa<arith::ConstantOp>(def)) {
         if (!llvm::is_contained(constants, def))
           constants.push_back(def);
-      } else {
-        args.push_back(v); // each operand, repeated ones too: distinctBuffers sees them all
-      }
-    }
-    for (Value v : captured) {
-      Operation *def = v.getDefiningOp();
-      if (def && isa<arith::ConstantOp>(def)) {
-        if (!llvm::is_contained(constants, def))
-          constants.push_back(def);
-      } else if (!llvm::is_contained(args, v)) {
+      } else if (repeat || !llvm::is_contained(args, v)) {
         args.push_back(v);
       }
-    }
+    };
+    for (Value v : op->getOperands())
+      take(v, /*repeat=*/true);
+    for (Value v : captured)
+      take(v, /*repeat=*/false);
     OpBuilder b(fn->getContext());
     Location loc = op->getLoc();
     auto type = b.getFunctionType(ValueRange(args).getTypes(), {});
