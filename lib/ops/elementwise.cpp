@@ -175,12 +175,16 @@ Array remainder(const Array &x, const Array &y) {
 }
 
 Array power(const Array &x, const Array &y) {
-  auto [a, b] = binary_args("power", x, y, to_numeric);
   // A concrete integer scalar exponent (a Python int: what JAX's jnp.power tests with
   // operator.index) is integer_pow: multiplications by repeated squaring, as in JAX, where pow
-  // would be an exp and a log per element.
-  if (is_floating(a.dtype()) && y.is_concrete() && y.ndim() == 0 && is_integer(y.dtype()))
-    return lax::integer_pow(a, y.item<int64_t>());
+  // would be an exp and a log per element. Decided before the operands are promoted and
+  // broadcast, so that the exponent is never converted nor broadcast to x's shape.
+  if (y.is_concrete() && y.ndim() == 0 && is_integer(y.dtype())) {
+    TypedDType t = to_numeric(promote_types(typed(x), typed(y)));
+    if (is_floating(t.dtype))
+      return lax::integer_pow(convert(x, t), y.item<int64_t>());
+  }
+  auto [a, b] = binary_args("power", x, y, to_numeric);
   if (is_floating(a.dtype()))
     return lax::pow(a, b);
   // Integers: square-and-multiply over the exponent's bits, one select per bit.

@@ -474,3 +474,21 @@ def test_index_tricks_io():
     assert path[0] == "einsum_path"
     with pytest.raises(NotImplementedError, match=r"^\[fromfile\]"):
         jnp.fromfile("x")
+
+
+def test_power_by_a_python_int_is_integer_pow():
+    """x ** n and jnp.power(x, n) with a concrete integer scalar n stage integer_pow (as JAX's
+    jnp.power does), with numpy's values and the usual derivative; an array exponent stays
+    pow."""
+    x = np.linspace(-3, 3, 13, dtype=np.float32)
+    for n in (0, 1, 2, 3, -2, np.int32(5)):
+        text = str(strata.make_jaxpr(lambda v: v ** n)(x))
+        assert "strata.integer_pow" in text and "strata.pow" not in text, text
+        with np.errstate(divide="ignore"):
+            want = x.astype(np.float64) ** int(n)
+        np.testing.assert_allclose(np.asarray(jnp.asarray(x) ** n), want, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(jnp.power(x, n)), want, rtol=1e-6)
+    np.testing.assert_allclose(float(strata.grad(lambda v: v ** 3)(2.0)), 12.0)
+    assert "strata.pow" in str(strata.make_jaxpr(lambda v, e: v ** e)(x, np.int32(2)))
+    # integers keep their exact path
+    np.testing.assert_array_equal(np.asarray(jnp.asarray([1, 2, 3]) ** 2), [1, 4, 9])
