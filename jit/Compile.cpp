@@ -40,6 +40,7 @@
 #include <thread>
 
 #include "strata/error.h"
+#include "strata/internal/thread_pool.h"
 
 namespace strata::rt {
 
@@ -132,7 +133,7 @@ constexpr llvm::StringLiteral kBundleMagic = "strata-objects\n";
 
 /// How many parts to compile `m` in, on as many threads: 1 below kSplitInstructions (one part
 /// compiles in well under a second there, and a split loses LLVM's view across functions),
-/// else up to the cores, as many as the largest function leaves room for (a part cannot be
+/// else up to Strata's threads, as many as the largest function leaves room for (a part cannot be
 /// smaller than it: a deep MLP's main holds most of its code, and split it compiled slower).
 unsigned split_parts(const llvm::Module &m) {
   constexpr size_t kSplitInstructions = 8000;
@@ -143,7 +144,7 @@ unsigned split_parts(const llvm::Module &m) {
       largest = std::max<size_t>(largest, f.getInstructionCount());
       ++functions;
     }
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores = static_cast<unsigned>(std::max(1, num_threads())); // STRATA_NUM_THREADS
   if (instructions < kSplitInstructions || functions < 2 || cores < 2)
     return 1;
   size_t part = std::max(largest, kSplitInstructions / 2);
