@@ -1,6 +1,7 @@
 // strata::Array: the immutable, refcounted array handle that user code sees.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -90,6 +91,12 @@ template <> struct dtype_of<float> {
 template <> struct dtype_of<double> {
   static constexpr DType value = DType::Float64;
 };
+template <> struct dtype_of<std::complex<float>> {
+  static constexpr DType value = DType::Complex64;
+};
+template <> struct dtype_of<std::complex<double>> {
+  static constexpr DType value = DType::Complex128;
+};
 
 /// One entry of an index expression: x[{0, Slice(1, 3), NewAxis, Ellipsis, idx_array}].
 struct Slice {
@@ -115,6 +122,9 @@ public:
   /// A rank-0 array from a C++ scalar; `Array(2.0f)` is f32, `Array(2)` is i32.
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   Array(T value) : Array(from_data(&value, {}, dtype_of<T>::value)) {}
+  /// A rank-0 complex array: `Array(std::complex<float>(1, 2))` is c64.
+  template <class R, std::enable_if_t<std::is_floating_point_v<R>, int> = 0>
+  Array(std::complex<R> value) : Array(from_data(&value, {}, dtype_of<std::complex<R>>::value)) {}
 
   /// Copies `nbytes(shape, dtype)` bytes from host memory.
   static Array from_data(const void *data, const Shape &shape, DType dtype);
@@ -136,6 +146,10 @@ public:
   static Array weak_scalar(double value, DType dtype = default_float_dtype());
   /// A weak integer: i32 (i64 in 64-bit mode, or when the value does not fit i32).
   static Array weak_scalar_int(int64_t value);
+  /// A weak complex scalar (a Python complex literal in JAX), stored as `dtype` (the default
+  /// complex type unless given).
+  static Array weak_scalar_complex(std::complex<double> value,
+                                   DType dtype = default_complex_dtype());
 
   bool valid() const { return impl_ != nullptr; }
   const Shape &shape() const;
@@ -229,8 +243,12 @@ template <class T> std::vector<T> Array::to_vector() const {
 
 STRATA_EXPORT double item_as_double(const Array &a);
 STRATA_EXPORT int64_t item_as_int(const Array &a);
+/// The one element of any dtype as a complex number (a real one with zero imaginary part).
+STRATA_EXPORT std::complex<double> item_as_complex(const Array &a);
 template <class T> T Array::item() const {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+    return static_cast<T>(item_as_complex(*this));
+  else if constexpr (std::is_floating_point_v<T>)
     return static_cast<T>(item_as_double(*this));
   else if constexpr (std::is_same_v<T, bool>)
     return item_as_double(*this) != 0;

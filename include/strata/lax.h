@@ -179,4 +179,14 @@ STRATA_EXPORT Array bitcast_convert_type(const Array &x, DType dtype);
 STRATA_EXPORT std::pair<Array, Array> threefry2x32(const Array &key0, const Array &key1,
                                                    const Array &x0, const Array &x1);
 
+// ---- Complex numbers (complex family) ----------------------------------------------------
+/// x + iy from two f32 (-> c64) or two f64 (-> c128) arrays of one shape.
+STRATA_EXPORT Array complex(const Array &x, const Array &y);
+/// The real part of a complex array (c64 -> f32, c128 -> f64).
+STRATA_EXPORT Array real(const Array &x);
+/// The imaginary part of a complex array.
+STRATA_EXPORT Array imag(const Array &x);
+/// The complex conjugate; of an f32/f64 array, its complex value (as lax.conj).
+STRATA_EXPORT Array conj(const Array &x);
+
 } // namespace strata::lax

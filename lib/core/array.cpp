@@ -184,6 +184,16 @@ Array Array::weak_scalar(double value, DType dtype) {
   });
   return a;
 }
+Array Array::weak_scalar_complex(std::complex<double> value, DType dtype) {
+  if (!is_complex(dtype))
+    fail("weak_scalar_complex", "dtype must be complex, got ", short_name(dtype));
+  Array a = empty({}, dtype, true);
+  if (dtype == DType::Complex64)
+    *static_cast<std::complex<float> *>(a.mutable_data()) = std::complex<float>(value);
+  else
+    *static_cast<std::complex<double> *>(a.mutable_data()) = value;
+  return a;
+}
 Array Array::weak_scalar_int(int64_t value) {
   if (!x64_enabled() && value >= INT32_MIN && value <= INT32_MAX) {
     int32_t v = static_cast<int32_t>(value);
@@ -282,9 +292,28 @@ Array Array::with_weak_type(bool weak) const {
   return Array(std::move(impl));
 }
 
+void fail_complex_dispatch(DType dtype) {
+  throw Error(detail::cat("[dtype] this operation has no kernel for complex values, got ",
+                          short_name(dtype)),
+              ErrorKind::Type);
+}
+
+std::complex<double> item_as_complex(const Array &a) {
+  if (a.size() != 1)
+    fail("item", "expected an array with one element, got ", a.type_str());
+  if (a.is_concrete() && a.device().kind != Device::Kind::CPU)
+    return item_as_complex(device_put(a, cpu_device()));
+  std::complex<double> out;
+  STRATA_DISPATCH_ALL(a.dtype(), T, { out = std::complex<double>(load(a.data<T>()[0])); });
+  return out;
+}
+
 double item_as_double(const Array &a) {
   if (a.size() != 1)
     fail("item", "expected an array with one element, got ", a.type_str());
+  if (is_complex(a.dtype()))
+    fail_kind(ErrorKind::Type, "item", "cannot convert the complex value ", a.type_str(),
+              " to a real number (take real() first, or item<std::complex<double>>())");
   if (a.is_concrete() && a.device().kind != Device::Kind::CPU)
     return item_as_double(device_put(a, cpu_device()));
   double out = 0;
@@ -294,6 +323,9 @@ double item_as_double(const Array &a) {
 int64_t item_as_int(const Array &a) {
   if (a.size() != 1)
     fail("item", "expected an array with one element, got ", a.type_str());
+  if (is_complex(a.dtype()))
+    fail_kind(ErrorKind::Type, "item", "cannot convert the complex value ", a.type_str(),
+              " to an integer (take real() first)");
   if (a.is_concrete() && a.device().kind != Device::Kind::CPU)
     return item_as_int(device_put(a, cpu_device()));
   int64_t out = 0;

@@ -28,6 +28,8 @@ constexpr std::array<Info, kNumDTypes> kInfo = {{
     {DType::BFloat16, 2, "bf16", "bfloat16"},
     {DType::Float32, 4, "f32", "float32"},
     {DType::Float64, 8, "f64", "float64"},
+    {DType::Complex64, 8, "c64", "complex64"},
+    {DType::Complex128, 16, "c128", "complex128"},
 }};
 const Info &info(DType t) { return kInfo[static_cast<size_t>(t)]; }
 } // namespace
@@ -46,6 +48,14 @@ DType dtype_from_name(std::string_view name) {
 
 bool is_floating(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
+}
+DType real_dtype(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+}
+DType complex_dtype(DType t) {
+  if (is_complex(t))
+    return t;
+  return t == DType::Float64 ? DType::Complex128 : DType::Complex64;
 }
 bool is_signed_integer(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
@@ -70,6 +80,8 @@ DType canonicalize_dtype(DType t) {
     return DType::UInt32;
   case DType::Float64:
     return DType::Float32;
+  case DType::Complex128:
+    return DType::Complex64;
   default:
     return t;
   }
@@ -77,35 +89,59 @@ DType canonicalize_dtype(DType t) {
 DType default_int_dtype() { return x64_enabled() ? DType::Int64 : DType::Int32; }
 DType default_uint_dtype() { return x64_enabled() ? DType::UInt64 : DType::UInt32; }
 DType default_float_dtype() { return x64_enabled() ? DType::Float64 : DType::Float32; }
+DType default_complex_dtype() { return x64_enabled() ? DType::Complex128 : DType::Complex64; }
 bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_integer(t); }
 
 // ---- The promotion lattice ------------------------------------------------------------------
-// JAX's lattice (jax/_src/dtypes.py, _type_promotion_lattice, without complex and sub-byte
+// JAX's lattice (jax/_src/dtypes.py, _type_promotion_lattice, without sub-byte and 8-bit float
 // types). With 64-bit mode off JAX replaces the one edge that forms a 64-bit type from 32-bit
 // inputs, u32 -> i64, with u32 -> i32, so that u32 + i32 is i32; both lattices are kept.
 namespace {
-enum Node : int { B1, IW, FW, U8, U16, U32, U64, I8, I16, I32, I64, BF16, F16, F32, F64, kN };
-using Edges = std::array<std::array<int, 2>, kN>;
+enum Node : int {
+  B1,
+  IW,
+  FW,
+  CW,
+  U8,
+  U16,
+  U32,
+  U64,
+  I8,
+  I16,
+  I32,
+  I64,
+  BF16,
+  F16,
+  F32,
+  F64,
+  C64,
+  C128,
+  kN
+};
+using Edges = std::array<std::array<int, 3>, kN>;
 constexpr Edges kEdges64 = {{
-    /*B1*/ {IW, -1},
-    /*IW*/ {U8, I8},
-    /*FW*/ {BF16, F16},
-    /*U8*/ {I16, U16},
-    /*U16*/ {I32, U32},
-    /*U32*/ {I64, U64},
-    /*U64*/ {FW, -1},
-    /*I8*/ {I16, -1},
-    /*I16*/ {I32, -1},
-    /*I32*/ {I64, -1},
-    /*I64*/ {FW, -1},
-    /*BF16*/ {F32, -1},
-    /*F16*/ {F32, -1},
-    /*F32*/ {F64, -1},
-    /*F64*/ {-1, -1},
+    /*B1*/ {IW, -1, -1},
+    /*IW*/ {U8, I8, -1},
+    /*FW*/ {BF16, F16, CW},
+    /*CW*/ {C64, -1, -1},
+    /*U8*/ {I16, U16, -1},
+    /*U16*/ {I32, U32, -1},
+    /*U32*/ {I64, U64, -1},
+    /*U64*/ {FW, -1, -1},
+    /*I8*/ {I16, -1, -1},
+    /*I16*/ {I32, -1, -1},
+    /*I32*/ {I64, -1, -1},
+    /*I64*/ {FW, -1, -1},
+    /*BF16*/ {F32, -1, -1},
+    /*F16*/ {F32, -1, -1},
+    /*F32*/ {F64, C64, -1},
+    /*F64*/ {C128, -1, -1},
+    /*C64*/ {C128, -1, -1},
+    /*C128*/ {-1, -1, -1},
 }};
 constexpr Edges kEdges32 = [] {
   Edges e = kEdges64;
-  e[U32] = {I32, U64};
+  e[U32] = {I32, U64, -1};
   return e;
 }();
 using Set = uint32_t;
@@ -131,7 +167,7 @@ struct Lattice {
     for (int n = 0; n < kN; ++n) // the least element: its upper set holds all of `common`
       if ((common & (1u << n)) && (upper[n] & common) == common)
         return n;
-    return F64;
+    return C128;
   }
 };
 const Lattice &lattice() {
@@ -167,10 +203,16 @@ int node_of(DType t) {
     return F32;
   case DType::Float64:
     return F64;
+  case DType::Complex64:
+    return C64;
+  case DType::Complex128:
+    return C128;
   }
-  return F64;
+  return C128;
 }
 int node_of(TypedDType t) {
+  if (t.weak && is_complex(t.dtype))
+    return CW;
   if (t.weak && is_floating(t.dtype))
     return FW;
   if (t.weak && is_integer(t.dtype))
@@ -178,9 +220,10 @@ int node_of(TypedDType t) {
   return node_of(t.dtype);
 }
 constexpr std::array<DType, kN> kNodeDType = {
-    DType::Bool,   DType::Int32,    DType::Float32, DType::UInt8,   DType::UInt16,
-    DType::UInt32, DType::UInt64,   DType::Int8,    DType::Int16,   DType::Int32,
-    DType::Int64,  DType::BFloat16, DType::Float16, DType::Float32, DType::Float64};
+    DType::Bool,    DType::Int32,     DType::Float32,   DType::Complex64, DType::UInt8,
+    DType::UInt16,  DType::UInt32,    DType::UInt64,    DType::Int8,      DType::Int16,
+    DType::Int32,   DType::Int64,     DType::BFloat16,  DType::Float16,   DType::Float32,
+    DType::Float64, DType::Complex64, DType::Complex128};
 } // namespace
 
 TypedDType promote_types(TypedDType a, TypedDType b) {
@@ -199,6 +242,8 @@ TypedDType promote_types(TypedDType a, TypedDType b) {
     return {a.weak && is_integer(a.dtype) ? a.dtype : b.dtype, true};
   case FW:
     return {default_float_dtype(), true};
+  case CW:
+    return {default_complex_dtype(), true};
   default:
     return {kNodeDType[n], false};
   }
@@ -208,7 +253,8 @@ DType promote_types(DType a, DType b) {
   if (a == b)
     return a;
   int n = lattice().join(node_of(a), node_of(b));
-  return n == FW ? DType::Float64 : kNodeDType[n]; // JAX: np.dtype(float), not canonicalized
+  // JAX: np.dtype(float) (complex), not canonicalized.
+  return n == FW ? DType::Float64 : n == CW ? DType::Complex128 : kNodeDType[n];
 }
 
 } // namespace strata

@@ -233,7 +233,7 @@ Vec custom_jvp_tangents(std::span<const Array> primals, std::span<const Array> t
       ct.push_back(instantiate(tangents[i], primals[i]));
     Vec extra = jvp_flat(of_consts, part(primals, 0, nc), ct).second;
     for (size_t i = 0; i < touts.size(); ++i)
-      if (is_floating(touts[i].dtype()))
+      if (is_inexact(touts[i].dtype()))
         touts[i] = lax::add(touts[i], extra[i]);
   }
   return touts;
@@ -300,7 +300,7 @@ Vec custom_vjp_cotangents(std::span<const Array> primals, const Vec &residuals, 
     fail("custom_vjp", "bwd returned ", g.size(), " cotangents for ", n - nc, " inputs");
   for (size_t i = 0; i < g.size(); ++i) {
     const Array &x = primals[nc + i];
-    if (g[i].valid() && is_floating(x.dtype()) &&
+    if (g[i].valid() && is_inexact(x.dtype()) &&
         (g[i].shape() != x.shape() || g[i].dtype() != x.dtype()))
       fail("custom_vjp", "bwd returned a cotangent of type ", g[i].type_str(), " for argument ", i,
            " of type ", x.type_str());
@@ -322,7 +322,7 @@ Vec custom_vjp_cotangents(std::span<const Array> primals, const Vec &residuals, 
 Vec bwd_cotangents(std::span<const Array> cts, const SubFn &fn) {
   Vec out;
   for (size_t i = 0; i < fn.out.size(); ++i) {
-    bool floating = is_floating(fn.out[i].dtype);
+    bool floating = is_inexact(fn.out[i].dtype);
     Array c = i < cts.size() ? cts[i] : Array();
     out.push_back(!floating ? Array() : c.valid() ? c : zeros(fn.out[i].shape, fn.out[i].dtype));
   }
@@ -341,7 +341,7 @@ const Primitive &custom_vjp_p = []() -> const Primitive & {
     FwdResult f = run_fwd(primals, params);
     Vec zero_cts; // one per floating output; the others have none
     for (const AbstractValue &a : fn.out)
-      if (is_floating(a.dtype))
+      if (is_inexact(a.dtype))
         zero_cts.push_back(zeros(a.shape, a.dtype));
     std::vector<bool> wanted(n, false);
     for (size_t i = 0; i < nc; ++i)
@@ -350,10 +350,10 @@ const Primitive &custom_vjp_p = []() -> const Primitive & {
       Vec all;
       size_t k = 0;
       for (const AbstractValue &a : fn.out)
-        all.push_back(is_floating(a.dtype) ? cts[k++] : Array());
+        all.push_back(is_inexact(a.dtype) ? cts[k++] : Array());
       Vec g = custom_vjp_cotangents(primals, f.residuals, all, wanted, params);
       for (size_t i = 0; i < n; ++i) {
-        if (!g[i].valid() || !is_floating(primals[i].dtype()))
+        if (!g[i].valid() || !is_inexact(primals[i].dtype()))
           g[i] = zeros_like(primals[i]); // no cotangent: the output ignores this input
         else if (g[i].shape() != primals[i].shape() || g[i].dtype() != primals[i].dtype())
           fail("custom_vjp", "bwd returned a cotangent of type ", g[i].type_str(), " for argument ",
@@ -368,7 +368,7 @@ const Primitive &custom_vjp_p = []() -> const Primitive & {
     Vec touts;
     size_t k = 0;
     for (const Array &o : outs)
-      touts.push_back(is_floating(o.dtype()) ? lin[k++] : Array());
+      touts.push_back(is_inexact(o.dtype()) ? lin[k++] : Array());
     return touts;
   };
   p.vjp = [](std::span<const Array> primals, std::span<const Array>, std::span<const Array> cts,
@@ -494,7 +494,7 @@ std::function<Vec(const Vec &)> jit_pullback(const Params &params, Vec primals, 
                                              std::vector<bool> wanted) {
   std::vector<bool> float_out;
   for (const Array &o : outs)
-    float_out.push_back(is_floating(o.dtype()));
+    float_out.push_back(is_inexact(o.dtype()));
   std::string tag = "grad-bwd:";
   for (bool w : wanted)
     tag += w ? '1' : '0';
@@ -593,7 +593,7 @@ Primitive make_jit_call() {
              const Params &params) -> Vec {
     std::vector<bool> floating(primals.size());
     for (size_t i = 0; i < floating.size(); ++i)
-      floating[i] = wanted[i] && is_floating(primals[i].dtype());
+      floating[i] = wanted[i] && is_inexact(primals[i].dtype());
     return jit_pullback(params, Vec(primals.begin(), primals.end()), Vec(outs.begin(), outs.end()),
                         floating)(Vec(cts.begin(), cts.end()));
   };

@@ -56,7 +56,7 @@ Vec cat(Vec a, const Vec &b) {
 template <class... V> Vec cat(Vec a, const Vec &b, const V &...rest) {
   return cat(cat(std::move(a), b), rest...);
 }
-bool floating(const Array &x) { return is_floating(x.dtype()); }
+bool floating(const Array &x) { return is_inexact(x.dtype()); }
 Avals avals(const Vec &xs) {
   Avals out;
   for (const Array &x : xs)

@@ -79,7 +79,9 @@ std::vector<AbstractValue> dot_shape_rule(std::span<const AbstractValue> in, con
   if (has_pref) {
     DType p = params.get_dtype("preferred_element_type");
     // As JAX: (int, int), (int, float) and (float, float), never narrower than the inputs.
-    bool ok = is_floating(lhs.dtype) ? is_floating(p) : (is_integer(p) || is_floating(p));
+    bool ok = is_complex(lhs.dtype)    ? is_complex(p)
+              : is_floating(lhs.dtype) ? is_floating(p)
+                                       : (is_integer(p) || is_floating(p));
     if (!ok)
       fail_kind(ErrorKind::Type, kOp, "preferred_element_type ", short_name(p),
                 " is incompatible with operands ", lhs.str(), " and ", rhs.str());
@@ -334,6 +336,28 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
   }
 }
 
+/// Complex products: both operands packed to the output type, then the row loop (the inputs
+/// have one dtype, and preferred_element_type may only widen c64 to c128).
+template <class O, class S>
+void complex_dot_as(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int64_t k,
+                    int64_t n) {
+  if constexpr (is_complex_v<O> && is_complex_v<S>) {
+    int64_t nb = lhs.nb;
+    std::unique_ptr<O[]> a(new O[static_cast<size_t>(std::max<int64_t>(1, nb * m * k))]);
+    std::unique_ptr<O[]> w(new O[static_cast<size_t>(std::max<int64_t>(1, nb * k * n))]);
+    pack<S>(lhs, a.get());
+    pack<S>(rhs, w.get());
+    loop_matmul(a.get(), w.get(), static_cast<O *>(y.mutable_data()), nb, m, k, n);
+  }
+}
+void complex_dot(const Operand &lhs, const Operand &rhs, Array &y, DType in, int64_t m, int64_t k,
+                 int64_t n) {
+  if (y.size() == 0)
+    return;
+  STRATA_DISPATCH_ALL(y.dtype(), O,
+                      { STRATA_DISPATCH_ALL(in, S, complex_dot_as<O, S>(lhs, rhs, y, m, k, n)); });
+}
+
 std::vector<Array> dot_impl(std::span<const Array> in, const Params &params,
                             std::span<const AbstractValue> out) {
   const auto &lc = params.get_ints("lhs_contracting"), &rc = params.get_ints("rhs_contracting");
@@ -347,6 +371,8 @@ std::vector<Array> dot_impl(std::span<const Array> in, const Params &params,
     float_dot<double>(lhs, rhs, y, m, k, n);
   } else if (is_floating(od)) {
     float_dot<float>(lhs, rhs, y, m, k, n);
+  } else if (is_complex(od)) {
+    complex_dot(lhs, rhs, y, in[0].dtype(), m, k, n);
   } else {
     // Integers: widen both operands to the output type, then wrap like XLA.
     int64_t nb = lhs.nb;
@@ -463,7 +489,7 @@ std::vector<Array> dot_jvp(std::span<const Array> x, std::span<const Array> t,
 std::vector<Array> dot_vjp(std::span<const Array> x, std::span<const Array>,
                            std::span<const Array> ct, const std::vector<bool> &wanted,
                            const Params &params) {
-  if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
+  if (rules::is_zero(ct[0]) || !is_inexact(x[0].dtype()))
     return {Array(), Array()};
   lax::DotDimensionNumbers d = dot_dims(params);
   std::vector<Array> g(2);

@@ -28,6 +28,12 @@ bool accepts(Accepts a, DType t) {
   case Accepts::IntOrBool:
     return is_integer(t) || is_bool(t);
   case Accepts::Any:
+    return !is_complex(t);
+  case Accepts::Inexact:
+    return is_inexact(t);
+  case Accepts::Number:
+    return !is_bool(t);
+  case Accepts::All:
     return true;
   }
   return false;
@@ -45,6 +51,12 @@ std::string_view accepts_str(Accepts a) {
   case Accepts::IntOrBool:
     return "integer or bool";
   case Accepts::Any:
+    return "real";
+  case Accepts::Inexact:
+    return "floating-point or complex";
+  case Accepts::Number:
+    return "integer, floating-point or complex";
+  case Accepts::All:
     return "any";
   }
   return "";
@@ -97,7 +109,7 @@ const Primitive &def_unary(const char *name, uint32_t traits, rules::UnaryDeriv 
       .impl =
           [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
             Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-            STRATA_DISPATCH(in[0].dtype(), T, {
+            STRATA_DISPATCH_ALL(in[0].dtype(), T, {
               if constexpr (accepts_v<A, T>()) {
                 using U = std::conditional_t<BoolOut, bool, T>;
                 map_unary(in[0].data<T>(), static_cast<U *>(y.mutable_data()), y.size(),
@@ -123,7 +135,7 @@ const Primitive &def_binary(const char *name, uint32_t traits, rules::BinaryDeri
       .impl =
           [f](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
             Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-            STRATA_DISPATCH(in[0].dtype(), T, {
+            STRATA_DISPATCH_ALL(in[0].dtype(), T, {
               if constexpr (accepts_v<A, T>()) {
                 using U = std::conditional_t<BoolOut, bool, T>;
                 map_binary(in[0].data<T>(), in[1].data<T>(), static_cast<U *>(z.mutable_data()),
@@ -520,35 +532,106 @@ template <class C, class F> C via_f64(F f, C x, C y) {
   return static_cast<C>(f(static_cast<double>(x), static_cast<double>(y)));
 }
 
+// ---- Complex log1p and expm1 --------------------------------------------------------------------
+// log1p(x + iy) = log|1 + z| + i arg(1 + z), where log|1 + z| = log1p(x (2 + x) + y^2) / 2 keeps
+// the digits that log(1 + z) loses for small z; beyond sqrt(max) / 4 (where the squares
+// overflow) and for inf or NaN parts log(1 + z) is as accurate.
+template <class C> C complex_log1p(C z) {
+  using R = typename C::value_type;
+  R x = z.real(), y = z.imag();
+  const R big = std::sqrt(std::numeric_limits<R>::max()) / 4;
+  if (!(std::fabs(x) < big) || !(std::fabs(y) < big))
+    return std::log(C(R(1) + x, y));
+  return C(std::log1p(x * (R(2) + x) + y * y) / R(2), std::atan2(y, R(1) + x));
+}
+// expm1(x + iy) = (e^x cos y - 1) + i e^x sin y, the real part as expm1(x) cos y - 2 sin^2(y/2)
+// so that small z keep their digits.
+template <class C> C complex_expm1(C z) {
+  using R = typename C::value_type;
+  R x = z.real(), y = z.imag();
+  if (!std::isfinite(x) || !std::isfinite(y))
+    return std::exp(z) - C(1);
+  R h = std::sin(y / R(2));
+  return C(std::expm1(x) * std::cos(y) - R(2) * h * h, std::exp(x) * std::sin(y));
+}
+
 // ---- Unary --------------------------------------------------------------------------------------
-const Primitive &neg_p = def_unary<Accepts::Numeric>(
+const Primitive &neg_p = def_unary<Accepts::Number>(
     "neg", kLinear,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return rules::full_like(x, -1);
     },
     [](auto x) {
       using C = decltype(x);
-      if constexpr (std::is_floating_point_v<C>)
+      if constexpr (std::is_floating_point_v<C> || is_complex_v<C>)
         return -x; // not 0 - x, which gives +0 for +0
       else
         return wrap(C(0), x, [](auto a, auto b) { return a - b; });
     });
-const Primitive &abs_p = def_unary<Accepts::Numeric>(
-    "abs", kNone,
-    [](const Array &x, const Array &out, const Params &) -> Array { return lax::sign(x); },
-    [](auto x) {
-      using C = decltype(x);
-      if constexpr (std::is_unsigned_v<C>)
-        return x;
-      else if constexpr (std::is_floating_point_v<C>)
-        return std::fabs(x);
-      else
-        return x < 0 ? wrap(C(0), x, [](auto a, auto b) { return a - b; }) : x;
+// abs of a complex number is its (real) modulus, by hypot so that it neither overflows nor
+// underflows (inf if either part is inf, as numpy); its derivative is re(conj(x) t) / |x|, 0 at
+// x = 0 (as JAX defines it).
+const Primitive &abs_p = []() -> const Primitive & {
+  Primitive p;
+  p.name = "abs";
+  p.traits = kElementwise | kFusible;
+  p.shape_rule = [](std::span<const AbstractValue> in, const Params &) {
+    auto out = unary_shape_rule("abs", Accepts::Number, false, in);
+    out[0].dtype = real_dtype(out[0].dtype);
+    return out;
+  };
+  p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
+    Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
+    STRATA_DISPATCH_ALL(in[0].dtype(), T, {
+      if constexpr (accepts_v<Accepts::Number, T>()) {
+        map_unary(in[0].data<T>(), static_cast<real_t<T> *>(y.mutable_data()), y.size(),
+                  [](auto x) {
+                    using C = decltype(x);
+                    if constexpr (is_complex_v<C> || std::is_floating_point_v<C>)
+                      return std::abs(x);
+                    else if constexpr (std::is_unsigned_v<C>)
+                      return x;
+                    else
+                      return x < 0 ? wrap(C(0), x, [](auto a, auto b) { return a - b; }) : x;
+                  });
+      }
     });
-const Primitive &sign_p = def_unary<Accepts::Numeric>("sign", kNone, nullptr, [](auto x) {
+    return std::vector<Array>{y};
+  };
+  // conj(x) / |x| (with |x| = 0 replaced by 1), the direction whose real inner product with a
+  // tangent is the modulus' derivative.
+  auto direction = [](const Array &x, const Array &out) {
+    Array zero = rules::zeros_of(out);
+    Array safe = lax::select(lax::eq(out, zero), rules::full_like(out, 1), out);
+    return lax::div(lax::conj(x), lax::complex(safe, zero));
+  };
+  p.jvp = [direction](std::span<const Array> x, std::span<const Array> t,
+                      std::span<const Array> out, const Params &) -> std::vector<Array> {
+    if (rules::is_zero(t[0]))
+      return {Array()};
+    if (!is_complex(x[0].dtype()))
+      return {lax::mul(t[0], lax::sign(x[0]))};
+    return {lax::real(lax::mul(t[0], direction(x[0], out[0])))};
+  };
+  p.vjp = [direction](std::span<const Array> x, std::span<const Array> out,
+                      std::span<const Array> ct, const std::vector<bool> &,
+                      const Params &) -> std::vector<Array> {
+    if (rules::is_zero(ct[0]))
+      return {Array()};
+    if (!is_complex(x[0].dtype()))
+      return {lax::mul(ct[0], lax::sign(x[0]))};
+    return {lax::mul(lax::complex(ct[0], rules::zeros_of(ct[0])), direction(x[0], out[0]))};
+  };
+  p.batch = rules::elementwise_batch_rule();
+  return register_primitive(std::move(p));
+}();
+// sign of a complex number is x / |x| (0 at 0), as JAX's.
+const Primitive &sign_p = def_unary<Accepts::Number>("sign", kNone, nullptr, [](auto x) {
   using C = decltype(x);
-  // NaN and both zeros map to themselves (XLA keeps the sign of -0).
-  return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
+  if constexpr (is_complex_v<C>)
+    return x == C(0) ? x : x / std::abs(x);
+  else // NaN and both zeros map to themselves (XLA keeps the sign of -0).
+    return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
 });
 const Primitive &floor_p =
     def_unary<Accepts::Float>("floor", kNone, nullptr, [](auto x) { return std::floor(x); });
@@ -557,34 +640,44 @@ const Primitive &ceil_p =
 const Primitive &round_p = def_unary<Accepts::Float>("round", kNone, nullptr, [](auto x) {
   return std::nearbyint(x); // the default rounding mode: half to even
 });
-const Primitive &exp_p = def_unary<Accepts::Float>(
+const Primitive &exp_p = def_unary<Accepts::Inexact>(
     "exp", kNone, [](const Array &x, const Array &out, const Params &) -> Array { return out; },
     [](auto x) { return std::exp(x); });
-const Primitive &log_p = def_unary<Accepts::Float>(
+const Primitive &log_p = def_unary<Accepts::Inexact>(
     "log", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::div(rules::full_like(x, 1), x);
     },
     [](auto x) { return std::log(x); });
-const Primitive &log1p_p = def_unary<Accepts::Float>(
+const Primitive &log1p_p = def_unary<Accepts::Inexact>(
     "log1p", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), x));
     },
-    [](auto x) { return std::log1p(x); });
-const Primitive &expm1_p = def_unary<Accepts::Float>(
+    [](auto x) {
+      if constexpr (is_complex_v<decltype(x)>)
+        return complex_log1p(x);
+      else
+        return std::log1p(x);
+    });
+const Primitive &expm1_p = def_unary<Accepts::Inexact>(
     "expm1", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::add(out, rules::full_like(x, 1));
     },
-    [](auto x) { return std::expm1(x); });
-const Primitive &sqrt_p = def_unary<Accepts::Float>(
+    [](auto x) {
+      if constexpr (is_complex_v<decltype(x)>)
+        return complex_expm1(x);
+      else
+        return std::expm1(x);
+    });
+const Primitive &sqrt_p = def_unary<Accepts::Inexact>(
     "sqrt", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::div(rules::full_like(x, 0.5), out);
     },
     [](auto x) { return std::sqrt(x); });
-const Primitive &rsqrt_p = def_unary<Accepts::Float>(
+const Primitive &rsqrt_p = def_unary<Accepts::Inexact>(
     "rsqrt", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::mul(rules::full_like(x, -0.5), lax::div(out, x));
@@ -593,21 +686,21 @@ const Primitive &rsqrt_p = def_unary<Accepts::Float>(
       using C = decltype(x);
       return C(1) / std::sqrt(x);
     });
-const Primitive &sin_p = def_unary<Accepts::Float>(
+const Primitive &sin_p = def_unary<Accepts::Inexact>(
     "sin", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array { return lax::cos(x); },
     [](auto x) { return std::sin(x); });
-const Primitive &cos_p = def_unary<Accepts::Float>(
+const Primitive &cos_p = def_unary<Accepts::Inexact>(
     "cos", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array { return lax::neg(lax::sin(x)); },
     [](auto x) { return std::cos(x); });
-const Primitive &tan_p = def_unary<Accepts::Float>(
+const Primitive &tan_p = def_unary<Accepts::Inexact>(
     "tan", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::add(rules::full_like(x, 1), lax::mul(out, out));
     },
     [](auto x) { return std::tan(x); });
-const Primitive &tanh_p = def_unary<Accepts::Float>(
+const Primitive &tanh_p = def_unary<Accepts::Inexact>(
     "tanh", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::sub(rules::full_like(x, 1), lax::mul(out, out));
@@ -640,48 +733,52 @@ const Primitive &erf_inv_p = def_unary<Accepts::Float>(
       using C = decltype(x);
       return static_cast<C>(erf_inv_f64(static_cast<double>(x)));
     });
-const Primitive &sinh_p = def_unary<Accepts::Float>(
+const Primitive &sinh_p = def_unary<Accepts::Inexact>(
     "sinh", kNone,
     [](const Array &x, const Array &, const Params &) -> Array { return lax::cosh(x); },
     [](auto x) { return std::sinh(x); });
-const Primitive &cosh_p = def_unary<Accepts::Float>(
+const Primitive &cosh_p = def_unary<Accepts::Inexact>(
     "cosh", kNone,
     [](const Array &x, const Array &, const Params &) -> Array { return lax::sinh(x); },
     [](auto x) { return std::cosh(x); });
 // d/dx asin x = 1/sqrt(1 - x^2), acos its negative, atan 1/(1 + x^2).
-const Primitive &asin_p = def_unary<Accepts::Float>(
+const Primitive &asin_p = def_unary<Accepts::Inexact>(
     "asin", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
       return lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x)));
     },
     [](auto x) { return std::asin(x); });
-const Primitive &acos_p = def_unary<Accepts::Float>(
+const Primitive &acos_p = def_unary<Accepts::Inexact>(
     "acos", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
       return lax::neg(lax::rsqrt(lax::sub(rules::full_like(x, 1), lax::mul(x, x))));
     },
     [](auto x) { return std::acos(x); });
-const Primitive &atan_p = def_unary<Accepts::Float>(
+const Primitive &atan_p = def_unary<Accepts::Inexact>(
     "atan", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
       return lax::div(rules::full_like(x, 1), lax::add(rules::full_like(x, 1), lax::mul(x, x)));
     },
     [](auto x) { return std::atan(x); });
 // d/dx asinh x = 1/sqrt(x^2 + 1), acosh 1/sqrt((x - 1)(x + 1)), atanh 1/((1 + x)(1 - x)).
-const Primitive &asinh_p = def_unary<Accepts::Float>(
+const Primitive &asinh_p = def_unary<Accepts::Inexact>(
     "asinh", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
       return lax::rsqrt(lax::add(lax::mul(x, x), rules::full_like(x, 1)));
     },
     [](auto x) { return std::asinh(x); });
-const Primitive &acosh_p = def_unary<Accepts::Float>(
+const Primitive &acosh_p = def_unary<Accepts::Inexact>(
     "acosh", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
-      return lax::rsqrt(
-          lax::mul(lax::sub(x, rules::full_like(x, 1)), lax::add(x, rules::full_like(x, 1))));
+      Array xm = lax::sub(x, rules::full_like(x, 1)), xp = lax::add(x, rules::full_like(x, 1));
+      // sqrt((z - 1)(z + 1)) is not sqrt(z - 1) sqrt(z + 1) off the real line, and only the
+      // latter has acosh's branch cut.
+      if (is_complex(x.dtype()))
+        return lax::mul(lax::rsqrt(xm), lax::rsqrt(xp));
+      return lax::rsqrt(lax::mul(xm, xp));
     },
     [](auto x) { return std::acosh(x); });
-const Primitive &atanh_p = def_unary<Accepts::Float>(
+const Primitive &atanh_p = def_unary<Accepts::Inexact>(
     "atanh", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
       return lax::div(rules::full_like(x, 1), lax::mul(lax::add(rules::full_like(x, 1), x),
@@ -790,7 +887,7 @@ template <class C> C ipow(C x, int64_t y) {
     base = wrap(base, base, [](auto a, auto b) { return a * b; });
     e >>= 1;
   }
-  if constexpr (std::is_floating_point_v<C>)
+  if constexpr (std::is_floating_point_v<C> || is_complex_v<C>)
     return inv ? C(1) / acc : acc;
   else
     return acc;
@@ -800,17 +897,17 @@ const Primitive &integer_pow_p = []() -> const Primitive & {
   p.name = "integer_pow";
   p.traits = kElementwise | kFusible;
   p.shape_rule = [](std::span<const AbstractValue> in, const Params &params) {
-    auto out = unary_shape_rule("integer_pow", Accepts::Numeric, false, in);
+    auto out = unary_shape_rule("integer_pow", Accepts::Number, false, in);
     int64_t y = params.get_int("y");
-    if (y < 0 && !is_floating(in[0].dtype))
+    if (y < 0 && !is_inexact(in[0].dtype))
       fail("integer_pow", "negative exponent ", y, " for integer operand ", in[0].str());
     return out;
   };
   p.impl = [](std::span<const Array> in, const Params &params, std::span<const AbstractValue> out) {
     int64_t y = params.get_int("y");
     Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
-    STRATA_DISPATCH(in[0].dtype(), T, {
-      if constexpr (accepts_v<Accepts::Numeric, T>()) {
+    STRATA_DISPATCH_ALL(in[0].dtype(), T, {
+      if constexpr (accepts_v<Accepts::Number, T>()) {
         map_unary(in[0].data<T>(), static_cast<T *>(z.mutable_data()), z.size(),
                   [&](compute_t<T> c) { return ipow(c, y); });
       }
@@ -833,14 +930,14 @@ const Primitive &integer_pow_p = []() -> const Primitive & {
 }();
 
 // ---- Binary -------------------------------------------------------------------------------------
-const Primitive &add_p = def_binary<Accepts::Numeric>(
+const Primitive &add_p = def_binary<Accepts::Number>(
     "add", kLinear, nullptr,
     [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x + y; }); },
     [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
        const Params &) -> std::vector<Array> { return {rules::add_tangents(t[0], t[1])}; },
     [](std::span<const Array>, std::span<const Array>, std::span<const Array> ct,
        const std::vector<bool> &, const Params &) -> std::vector<Array> { return {ct[0], ct[0]}; });
-const Primitive &sub_p = def_binary<Accepts::Numeric>(
+const Primitive &sub_p = def_binary<Accepts::Number>(
     "sub", kLinear, nullptr,
     [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x - y; }); },
     [](std::span<const Array>, std::span<const Array> t, std::span<const Array>,
@@ -853,14 +950,14 @@ const Primitive &sub_p = def_binary<Accepts::Numeric>(
         return {Array(), Array()};
       return {ct[0], lax::neg(ct[0])};
     });
-const Primitive &mul_p = def_binary<Accepts::Numeric>(
+const Primitive &mul_p = def_binary<Accepts::Number>(
     "mul", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       return which == 0 ? y : x;
     },
     [](auto a, auto b) { return wrap(a, b, [](auto x, auto y) { return x * y; }); });
 // Integer division rounds toward zero; x/0 = -1 and MIN/-1 = MIN, as XLA defines them.
-const Primitive &div_p = def_binary<Accepts::Numeric>(
+const Primitive &div_p = def_binary<Accepts::Number>(
     "div", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       return which == 0 ? lax::div(rules::full_like(y, 1), y) : lax::neg(lax::div(out, y));
@@ -900,7 +997,7 @@ const Primitive &rem_p = def_binary<Accepts::Numeric>(
         return std::fmod(a, b);
       }
     });
-const Primitive &pow_p = def_binary<Accepts::Float>(
+const Primitive &pow_p = def_binary<Accepts::Inexact>(
     "pow", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       if (which == 0)
@@ -1000,9 +1097,9 @@ const Primitive &xor_p =
       return static_cast<C>(a ^ b);
     });
 const Primitive &eq_p =
-    def_binary<Accepts::Any, true>("eq", kNone, nullptr, [](auto a, auto b) { return a == b; });
+    def_binary<Accepts::All, true>("eq", kNone, nullptr, [](auto a, auto b) { return a == b; });
 const Primitive &ne_p =
-    def_binary<Accepts::Any, true>("ne", kNone, nullptr, [](auto a, auto b) { return a != b; });
+    def_binary<Accepts::All, true>("ne", kNone, nullptr, [](auto a, auto b) { return a != b; });
 const Primitive &lt_p =
     def_binary<Accepts::Any, true>("lt", kNone, nullptr, [](auto a, auto b) { return a < b; });
 const Primitive &le_p =
@@ -1162,7 +1259,7 @@ const Primitive &select_p = register_primitive({
           Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
           const bool *c = in[0].data<bool>();
           bool scalar = in[0].ndim() == 0;
-          STRATA_DISPATCH(out[0].dtype, T, {
+          STRATA_DISPATCH_ALL(out[0].dtype, T, {
             const T *t = in[1].data<T>(), *f = in[2].data<T>();
             T *o = static_cast<T *>(z.mutable_data());
             parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
@@ -1270,7 +1367,11 @@ const Primitive &clamp_p = []() -> const Primitive & {
 
 // Float -> integer conversion truncates toward zero and saturates; NaN becomes 0.
 template <class To, class From> To convert_scalar(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_complex_v<From> && !is_complex_v<To> && !std::is_same_v<To, bool>) {
+    return convert_scalar<To>(v.real()); // complex -> real keeps the real part, as numpy
+  } else if constexpr (is_complex_v<To> && !is_complex_v<From>) {
+    return To(static_cast<typename To::value_type>(v), 0);
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     if (std::isnan(v))
@@ -1307,7 +1408,9 @@ float round_odd_to_float(uint64_t magnitude, bool negative) {
 }
 /// The float to round to a 16-bit float: exact, or rounded to odd when C has more bits.
 template <class C> float to_float_for_half(C v) {
-  if constexpr (std::is_same_v<C, double>) {
+  if constexpr (is_complex_v<C>) {
+    return to_float_for_half(v.real());
+  } else if constexpr (std::is_same_v<C, double>) {
     return round_odd_to_float(v);
   } else if constexpr (std::is_integral_v<C> && sizeof(C) >= 4) {
     if constexpr (std::is_signed_v<C>)
@@ -1334,9 +1437,9 @@ const Primitive &convert_p = register_primitive({
             return std::vector<Array>{in[0].with_weak_type(out[0].weak_type)};
           Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
           int64_t n = z.size();
-          STRATA_DISPATCH(in[0].dtype(), From, {
+          STRATA_DISPATCH_ALL(in[0].dtype(), From, {
             const From *x = in[0].data<From>();
-            STRATA_DISPATCH(out[0].dtype, To, {
+            STRATA_DISPATCH_ALL(out[0].dtype, To, {
               To *o = static_cast<To *>(z.mutable_data());
               parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
                 for (int64_t i = b; i < e; ++i) {
@@ -1354,13 +1457,13 @@ const Primitive &convert_p = register_primitive({
     // Tangents convert along when both types are floating; otherwise they are zero.
     .jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
               const Params &params) -> std::vector<Array> {
-      if (rules::is_zero(t[0]) || !is_floating(out[0].dtype()))
+      if (rules::is_zero(t[0]) || !is_inexact(out[0].dtype()))
         return {Array()};
       return {lax::convert_element_type(t[0], out[0].dtype(), out[0].weak_type())};
     },
     .vjp = [](std::span<const Array> x, std::span<const Array>, std::span<const Array> ct,
               const std::vector<bool> &, const Params &) -> std::vector<Array> {
-      if (rules::is_zero(ct[0]) || !is_floating(x[0].dtype()))
+      if (rules::is_zero(ct[0]) || !is_inexact(x[0].dtype()))
         return {Array()};
       return {lax::convert_element_type(ct[0], x[0].dtype(), x[0].weak_type())};
     },

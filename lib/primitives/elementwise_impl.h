@@ -11,12 +11,21 @@
 
 namespace strata {
 
-/// Which dtypes an elementwise primitive accepts.
-enum class Accepts { Float, Numeric, Signed, Integer, IntOrBool, Any };
+/// Which dtypes an elementwise primitive accepts. Any is every real dtype; the complex dtypes
+/// join in Inexact (float or complex), Number (integer, float or complex) and All.
+enum class Accepts { Float, Numeric, Signed, Integer, IntOrBool, Any, Inexact, Number, All };
 
 template <Accepts A, class T> constexpr bool accepts_v() {
-  constexpr bool f = is_float_v<T>, b = std::is_same_v<T, bool>;
+  constexpr bool f = is_float_v<T>, b = std::is_same_v<T, bool>, c = is_complex_v<T>;
   constexpr bool i = std::is_integral_v<T> && !b;
+  if constexpr (A == Accepts::Inexact)
+    return f || c;
+  if constexpr (A == Accepts::Number)
+    return f || i || c;
+  if constexpr (A == Accepts::All)
+    return true;
+  if constexpr (A == Accepts::Any)
+    return !c;
   if constexpr (A == Accepts::Float)
     return f;
   if constexpr (A == Accepts::Numeric)

@@ -140,6 +140,9 @@ template <class F> void with_bits_type(size_t size, F &&f) {
   case 4:
     f(uint32_t{});
     break;
+  case 16:
+    f(Bits128{});
+    break;
   default:
     f(uint64_t{});
     break;
@@ -582,7 +585,7 @@ std::vector<Array> scatter_impl(bool add, std::span<const Array> in, const Param
         run([&](int64_t a, int64_t b) { dst[a] = add_elem(dst[a], src[b]); });
       }
     };
-    STRATA_DISPATCH(operand.dtype(), T, accumulate(T{}));
+    STRATA_DISPATCH_ALL(operand.dtype(), T, accumulate(T{}));
   } else {
     with_bits_type(itemsize(operand.dtype()), [&](auto tag) {
       using B = decltype(tag);

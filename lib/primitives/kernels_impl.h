@@ -2,6 +2,7 @@
 // row-major index arithmetic.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -27,8 +28,27 @@ inline float load(f16_t v) { return to_float(v); }
 inline float load(bf16_t v) { return to_float(v); }
 template <class T> inline T load(T v) { return v; }
 
+template <class T> inline constexpr bool is_complex_v = false;
+template <class R> inline constexpr bool is_complex_v<std::complex<R>> = true;
+
+/// The real type of a (complex) scalar type: float for std::complex<float>, T otherwise.
+template <class T> struct real_of {
+  using type = T;
+};
+template <class R> struct real_of<std::complex<R>> {
+  using type = R;
+};
+template <class T> using real_t = typename real_of<T>::type;
+
+/// Stores a computed value as T; a complex value stored as a real type keeps its real part (as
+/// numpy's and JAX's complex -> real casts), stored as bool it is whether either part is nonzero.
 template <class T, class C> inline T store(C v) {
-  if constexpr (std::is_same_v<T, f16_t>)
+  if constexpr (is_complex_v<C> && !is_complex_v<T>) {
+    if constexpr (std::is_same_v<T, bool>)
+      return v != C(0);
+    else
+      return store<T>(v.real());
+  } else if constexpr (std::is_same_v<T, f16_t>)
     return to_f16(static_cast<float>(v));
   else if constexpr (std::is_same_v<T, bf16_t>)
     return to_bf16(static_cast<float>(v));
@@ -42,7 +62,12 @@ template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>;
 template <class T> inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_half_v<T>;
 
+/// Throws the error of a real-only kernel reached with a complex dtype.
+[[noreturn]] void fail_complex_dispatch(DType dtype);
+
 /// Runs BODY with T bound to the storage type of `dtype`. Bool is stored as bool (one byte).
+/// STRATA_DISPATCH covers the real dtypes and throws on complex ones (a kernel that has no
+/// complex code); STRATA_DISPATCH_ALL also binds std::complex<float> and std::complex<double>.
 #define STRATA_DISPATCH_CASE(DT, TYPE, T, ...)                                                     \
   case DT: {                                                                                       \
     using T = TYPE;                                                                                \
@@ -51,20 +76,31 @@ template <class T> inline constexpr bool is_float_v = std::is_floating_point_v<T
   }
 #define STRATA_DISPATCH(dtype, T, ...)                                                             \
   switch (dtype) {                                                                                 \
-    STRATA_DISPATCH_CASE(::strata::DType::Bool, bool, T, __VA_ARGS__)                              \
-    STRATA_DISPATCH_CASE(::strata::DType::Int8, int8_t, T, __VA_ARGS__)                            \
-    STRATA_DISPATCH_CASE(::strata::DType::Int16, int16_t, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::Int32, int32_t, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::Int64, int64_t, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt8, uint8_t, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt16, uint16_t, T, __VA_ARGS__)                        \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt32, uint32_t, T, __VA_ARGS__)                        \
-    STRATA_DISPATCH_CASE(::strata::DType::UInt64, uint64_t, T, __VA_ARGS__)                        \
-    STRATA_DISPATCH_CASE(::strata::DType::Float16, ::strata::f16_t, T, __VA_ARGS__)                \
-    STRATA_DISPATCH_CASE(::strata::DType::BFloat16, ::strata::bf16_t, T, __VA_ARGS__)              \
-    STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                          \
-    STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)                         \
+    STRATA_DISPATCH_REAL_CASES(T, __VA_ARGS__)                                                     \
+  case ::strata::DType::Complex64:                                                                 \
+  case ::strata::DType::Complex128:                                                                \
+    ::strata::fail_complex_dispatch(dtype);                                                        \
   }
+#define STRATA_DISPATCH_ALL(dtype, T, ...)                                                         \
+  switch (dtype) {                                                                                 \
+    STRATA_DISPATCH_REAL_CASES(T, __VA_ARGS__)                                                     \
+    STRATA_DISPATCH_CASE(::strata::DType::Complex64, std::complex<float>, T, __VA_ARGS__)          \
+    STRATA_DISPATCH_CASE(::strata::DType::Complex128, std::complex<double>, T, __VA_ARGS__)        \
+  }
+#define STRATA_DISPATCH_REAL_CASES(T, ...)                                                         \
+  STRATA_DISPATCH_CASE(::strata::DType::Bool, bool, T, __VA_ARGS__)                                \
+  STRATA_DISPATCH_CASE(::strata::DType::Int8, int8_t, T, __VA_ARGS__)                              \
+  STRATA_DISPATCH_CASE(::strata::DType::Int16, int16_t, T, __VA_ARGS__)                            \
+  STRATA_DISPATCH_CASE(::strata::DType::Int32, int32_t, T, __VA_ARGS__)                            \
+  STRATA_DISPATCH_CASE(::strata::DType::Int64, int64_t, T, __VA_ARGS__)                            \
+  STRATA_DISPATCH_CASE(::strata::DType::UInt8, uint8_t, T, __VA_ARGS__)                            \
+  STRATA_DISPATCH_CASE(::strata::DType::UInt16, uint16_t, T, __VA_ARGS__)                          \
+  STRATA_DISPATCH_CASE(::strata::DType::UInt32, uint32_t, T, __VA_ARGS__)                          \
+  STRATA_DISPATCH_CASE(::strata::DType::UInt64, uint64_t, T, __VA_ARGS__)                          \
+  STRATA_DISPATCH_CASE(::strata::DType::Float16, ::strata::f16_t, T, __VA_ARGS__)                  \
+  STRATA_DISPATCH_CASE(::strata::DType::BFloat16, ::strata::bf16_t, T, __VA_ARGS__)                \
+  STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                            \
+  STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)
 
 /// Two's-complement wrapping add and multiply: signed integer overflow is undefined in C++.
 template <class C> C wrap_add(C a, C b) {
@@ -105,6 +141,12 @@ inline bool next_index(std::vector<int64_t> &idx, const Shape &shape) {
   return false;
 }
 
+/// The bits of a 16-byte element (complex128), for kernels that move elements without reading
+/// them.
+struct alignas(16) Bits128 {
+  uint64_t lo, hi;
+};
+
 /// Normalizes an axis against a rank (negative counts from the end); throws naming `op`.
 int64_t normalize_axis(std::string_view op, int64_t axis, int64_t rank);
 
@@ -122,6 +164,9 @@ void gather_elements(const Array &src, Array &dst, const Shape &out_shape, F &&s
   do {
     int64_t off = src_offset(idx);
     switch (sz) {
+    case 16:
+      reinterpret_cast<Bits128 *>(d)[k] = reinterpret_cast<const Bits128 *>(s)[off];
+      break;
     case 1:
       d[k] = s[off];
       break;

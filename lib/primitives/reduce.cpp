@@ -18,6 +18,8 @@ namespace {
 // Each reduction is a monoid on the accumulation type C: an identity and an associative combine.
 // Signed integers wrap (two's complement) instead of overflowing into undefined behaviour.
 
+/// Floating and complex sums are blocked and pairwise (their rounding error grows with log n).
+template <class C> constexpr bool kInexact = std::is_floating_point_v<C> || is_complex_v<C>;
 struct SumOp {
   template <class C> static C identity() { return C(0); }
   template <class C> static C apply(C a, C b) { return wrap_add(a, b); }
@@ -59,6 +61,12 @@ struct MinOp {
       return a < b ? a : b;
   }
 };
+
+/// Sums and products are the reductions of complex values (max and min have no order on them).
+template <class Op, class T>
+constexpr bool kComplexOk =
+    !is_complex_v<T> || std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>;
+template <class Op> constexpr bool kTakesComplex = kComplexOk<Op, std::complex<float>>;
 
 // Floating max/min track NaNs apart from the running extremum so that the comparison loop
 // vectorizes (the select `v > a ? v : a` is one SIMD max; a NaN test folded into it is not).
@@ -115,7 +123,7 @@ template <class Op, class C, class T> C run_lanes(const T *x, int64_t n) {
 
 /// Reduces x[0..n). Floating sums are pairwise above 256 elements (error grows with log n).
 template <class Op, class C, class T> C reduce_run(const T *x, int64_t n) {
-  if constexpr (std::is_same_v<Op, SumOp> && std::is_floating_point_v<C>) {
+  if constexpr (std::is_same_v<Op, SumOp> && kInexact<C>) {
     if (n > 256) {
       int64_t h = (n / 2) & ~int64_t{15};
       return reduce_run<Op, C>(x, h) + reduce_run<Op, C>(x + h, n - h);
@@ -218,7 +226,7 @@ void fold_rows(C *acc, mask_t<C> *nan, const T *base, Odometer &r, int64_t q0, i
     for (int64_t j = 0; j < tw; ++j) {
       C a = static_cast<C>(load(p[0][j])), b = static_cast<C>(load(p[1][j]));
       C c = static_cast<C>(load(p[2][j])), d = static_cast<C>(load(p[3][j]));
-      if constexpr (std::is_same_v<Op, SumOp> && std::is_floating_point_v<C>) {
+      if constexpr (std::is_same_v<Op, SumOp> && kInexact<C>) {
         acc[j] += (a + b) + (c + d);
       } else {
         acc[j] = fold(fold(fold(fold(acc[j], a), b), c), d);
@@ -319,7 +327,7 @@ void reduce_kernel(const T *x, T *y, const Shape &shape, const std::vector<bool>
       int64_t r0 = nred * s / nsplit, r1 = nred * (s + 1) / nsplit;
       r.seek(r0);
       std::fill(acc, acc + tw, id);
-      if constexpr (std::is_same_v<Op, SumOp> && std::is_floating_point_v<C>) {
+      if constexpr (std::is_same_v<Op, SumOp> && kInexact<C>) {
         // Blocked summation: each block of rows sums into a fresh partial first.
         for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
           std::fill(tmp, tmp + tw, id);
@@ -653,6 +661,8 @@ const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
             const AbstractValue &x = in[0];
             if (!AllowBool && is_bool(x.dtype))
               fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
+            if (!kTakesComplex<Op> && is_complex(x.dtype))
+              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             std::vector<bool> mask = reduced_mask(name, x, params.get_ints("axes"));
             Shape out;
             for (size_t i = 0; i < x.shape.size(); ++i)
@@ -666,8 +676,8 @@ const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
             Array y = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
             std::vector<bool> mask =
                 reduced_mask(name, abstract_of(in[0]), params.get_ints("axes"));
-            STRATA_DISPATCH(in[0].dtype(), T, {
-              if constexpr (AllowBool || !std::is_same_v<T, bool>)
+            STRATA_DISPATCH_ALL(in[0].dtype(), T, {
+              if constexpr ((AllowBool || !std::is_same_v<T, bool>) && kComplexOk<Op, T>)
                 reduce_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()),
                                   in[0].shape(), mask);
             });
@@ -939,6 +949,8 @@ const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
             const AbstractValue &x = in[0];
             if (!AllowBool && is_bool(x.dtype))
               fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
+            if (!kTakesComplex<Op> && is_complex(x.dtype))
+              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             int64_t rank = static_cast<int64_t>(x.shape.size());
             int64_t axis = params.get_int("axis");
             if (axis < -rank || axis >= rank)
@@ -952,8 +964,8 @@ const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
             AxisView v = axis_view(in[0].shape(),
                                    normalize_axis_param(params.get_int("axis"), in[0].ndim()));
             bool reverse = params.get_bool("reverse");
-            STRATA_DISPATCH(in[0].dtype(), T, {
-              if constexpr (AllowBool || !std::is_same_v<T, bool>)
+            STRATA_DISPATCH_ALL(in[0].dtype(), T, {
+              if constexpr ((AllowBool || !std::is_same_v<T, bool>) && kComplexOk<Op, T>)
                 cum_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()), v, reverse);
             });
             return std::vector<Array>{y};

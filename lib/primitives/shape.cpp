@@ -171,6 +171,9 @@ void copy_strided(const Array &dst, int64_t dst_off, const Array &src, int64_t s
   case 4:
     run_copy(reinterpret_cast<uint32_t *>(d), reinterpret_cast<const uint32_t *>(s), p);
     break;
+  case 16:
+    run_copy(reinterpret_cast<Bits128 *>(d), reinterpret_cast<const Bits128 *>(s), p);
+    break;
   default:
     run_copy(reinterpret_cast<uint64_t *>(d), reinterpret_cast<const uint64_t *>(s), p);
     break;

@@ -91,7 +91,7 @@ std::vector<Array> sort_vjp(std::span<const Array> x, std::span<const Array>,
   SortParams s = sort_params(params, x[0].ndim());
   std::vector<size_t> which;
   for (size_t i = 0; i < x.size(); ++i)
-    if (!rules::is_zero(ct[i]) && is_floating(x[i].dtype()))
+    if (!rules::is_zero(ct[i]) && is_inexact(x[i].dtype()))
       which.push_back(i);
   std::vector<Array> out(x.size());
   if (which.empty())

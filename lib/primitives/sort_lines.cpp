@@ -263,6 +263,8 @@ void apply_perm_sized(size_t sz, const void *in, void *out, const int64_t *perm,
     return apply_perm<uint16_t>(in, out, perm, n, inner);
   case 4:
     return apply_perm<uint32_t>(in, out, perm, n, inner);
+  case 16:
+    return apply_perm<Bits128>(in, out, perm, n, inner);
   default:
     return apply_perm<uint64_t>(in, out, perm, n, inner);
   }

@@ -75,7 +75,7 @@ public:
   std::vector<Array> record(Node node) {
     std::vector<Array> result;
     for (const Array &o : node.outs) {
-      if (is_floating(o.dtype())) {
+      if (is_inexact(o.dtype())) {
         result.push_back(wrap(o));
         node.out_ids.push_back(tape->next_id - 1);
       } else {
@@ -151,7 +151,7 @@ std::vector<Array> backward(Tape &tape, const std::vector<int64_t> &out_ids,
     std::vector<Array> cin;
     if (n->call_vjp) {
       for (size_t i = 0; i < cts.size(); ++i)
-        if (!cts[i].valid() && is_floating(n->outs[i].dtype()))
+        if (!cts[i].valid() && is_inexact(n->outs[i].dtype()))
           cts[i] = zeros_like(n->outs[i]);
       cin = n->call_vjp(cts);
     } else {
@@ -198,7 +198,7 @@ VjpResult vjp_flat(const FlatFn &f, const std::vector<Array> &primals, const std
     LevelGuard guard(level);
     std::vector<Array> in;
     for (const Array &p : primals) {
-      if (is_floating(p.dtype())) {
+      if (is_inexact(p.dtype())) {
         in.push_back(level->wrap(p));
         in_ids.push_back(level->tape->next_id - 1);
       } else {
@@ -251,6 +251,9 @@ void check_grad_output(const Array &out, std::string_view op) {
   if (out.ndim() != 0)
     fail(op, "the function must return a scalar, got ", out.type_str(),
          " (use vjp or jacrev for non-scalar outputs)");
+  if (is_complex(out.dtype()))
+    fail_kind(ErrorKind::Type, op, "the function must return a real scalar, got ", out.type_str(),
+              " (for holomorphic differentiation, pass holomorphic=True)");
   if (!is_floating(out.dtype()))
     fail_kind(ErrorKind::Type, op, "the function must return a floating-point scalar, got ",
               out.type_str());
@@ -267,9 +270,9 @@ std::string describe_input(size_t leaf, const std::vector<int> &arg_of_leaf) {
 void check_grad_inputs(const std::vector<Array> &in, std::string_view op,
                        const std::vector<int> &arg_of_leaf) {
   for (size_t i = 0; i < in.size(); ++i)
-    if (!is_floating(in[i].dtype()))
+    if (!is_inexact(in[i].dtype()))
       fail_kind(ErrorKind::Type, op, "differentiated ", describe_input(i, arg_of_leaf),
-                " has type ", in[i].type_str(), "; grad needs floating-point inputs");
+                " has type ", in[i].type_str(), "; grad needs floating-point or complex inputs");
 }
 } // namespace detail
 
@@ -282,9 +285,9 @@ std::vector<Array> grad_flat(const FlatFn &f, const std::vector<Array> &args,
   std::vector<Array> diff;
   for (int a : argnums) {
     // Named by argument position: an index into `diff` would not say which argument is bad.
-    if (!is_floating(args[a].dtype()))
+    if (!is_inexact(args[a].dtype()))
       fail_kind(ErrorKind::Type, "grad", "differentiated argument ", a, " has type ",
-                args[a].type_str(), "; grad needs floating-point inputs");
+                args[a].type_str(), "; grad needs floating-point or complex inputs");
     diff.push_back(args[a]);
   }
   FlatFn g = [&](const std::vector<Array> &in) {

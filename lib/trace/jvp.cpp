@@ -60,7 +60,7 @@ public:
     std::vector<Array> result;
     result.reserve(outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
-      if (touts[i].valid() && is_floating(outs[i].dtype()))
+      if (touts[i].valid() && is_inexact(outs[i].dtype()))
         result.push_back(wrap(outs[i], touts[i]));
       else
         result.push_back(outs[i]); // zero tangent: a constant to this level
@@ -87,8 +87,8 @@ jvp_flat(const FlatFn &f, const std::vector<Array> &primals, const std::vector<A
     LevelGuard guard(level);
     std::vector<Array> in;
     for (size_t i = 0; i < primals.size(); ++i)
-      in.push_back(is_floating(primals[i].dtype()) ? level->wrap(primals[i], tangents[i])
-                                                   : primals[i]);
+      in.push_back(is_inexact(primals[i].dtype()) ? level->wrap(primals[i], tangents[i])
+                                                  : primals[i]);
     outs = f(in);
   }
   std::vector<Array> p, t;

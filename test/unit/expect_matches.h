@@ -26,6 +26,10 @@ inline double tol_for(DType t) {
     return 2e-6;
   case DType::Float64:
     return 1e-12;
+  case DType::Complex64: // each part as its real dtype
+    return 2e-6;
+  case DType::Complex128:
+    return 1e-12;
   default:
     return 0.0;
   }
@@ -61,7 +65,7 @@ inline std::string value_mismatches(const std::vector<double> &got, const std::v
   if (got.size() != want.size())
     return "got " + std::to_string(got.size()) + " values, want " + std::to_string(want.size()) +
            "\n";
-  bool fl = is_floating(dtype);
+  bool fl = is_floating(dtype) || is_complex(dtype);
   double rtol = tol.rtol.value_or(tol_for(dtype)), atol = tol.atol.value_or(tol_for(dtype));
   std::string out;
   size_t bad = 0;
@@ -96,7 +100,13 @@ inline std::string value_mismatches(const std::vector<double> &got, const std::v
 }
 
 /// An array's values as doubles (row-major), whatever its dtype.
+/// A complex array's values are its real parts then its imaginary parts (each row-major).
 inline std::vector<double> values(const Array &a) {
+  if (is_complex(a.dtype())) {
+    std::vector<double> re = values(lax::real(a)), im = values(lax::imag(a));
+    re.insert(re.end(), im.begin(), im.end());
+    return re;
+  }
   return lax::convert_element_type(a, float64).to_vector<double>();
 }
 

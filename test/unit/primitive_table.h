@@ -568,6 +568,60 @@ inline std::vector<Row> make_rows() {
          };
          return custom_vjp_flat(f, fwd, 1, bwd)(in);
        }});
+  // ---- Complex numbers (complex family)
+  // Real f64 operands x and y form z = x + iy, so the oracles' finite differences run in the
+  // real and the imaginary direction of z; outputs are real parts read back by real and imag.
+  // z stays off the real and imaginary axes (the branch cuts of log, sqrt, asin, acosh, atanh
+  // and atan). "real" and "imag" run every complex elementwise op and its derivative rules.
+  {
+    const std::string no_jit = "jit has no complex element types yet";
+    auto z_of = [](const std::vector<Array> &in) { return lax::complex(in[0], in[1]); };
+    Gen xy = [](Rng &r) {
+      std::vector<Array> v = {uniform(r, kS, 0.3, 1.5), away_from_zero(r, kS)};
+      return v;
+    };
+    using Op = Array (*)(const Array &);
+    static const Op kReal[] = {lax::exp,  lax::log,  lax::sqrt,  lax::sin,   lax::tanh,
+                               lax::asin, lax::atan, lax::acosh, lax::expm1, lax::neg};
+    static const Op kImag[] = {lax::log1p, lax::rsqrt, lax::cos,   lax::tan,   lax::sinh,
+                               lax::cosh,  lax::acos,  lax::asinh, lax::atanh, lax::tanh};
+    Row r;
+    r = {"complex", xy, [z_of](const std::vector<Array> &in) {
+           Array z = z_of(in);
+           Array w = lax::div(lax::mul(z, z), lax::add(z, lax::integer_pow(z, 3)));
+           return std::vector<Array>{lax::real(w), lax::imag(w), lax::abs(w)};
+         }};
+    r.not_compiled = no_jit;
+    add(r);
+    r = {"real", xy, [z_of](const std::vector<Array> &in) {
+           Array z = z_of(in);
+           std::vector<Array> out;
+           for (Op f : kReal)
+             out.push_back(lax::real(f(z)));
+           out.push_back(lax::real(lax::pow(z, lax::conj(z))));
+           return out;
+         }};
+    r.not_compiled = no_jit;
+    add(r);
+    r = {"imag", xy, [z_of](const std::vector<Array> &in) {
+           Array z = z_of(in);
+           std::vector<Array> out;
+           for (Op f : kImag)
+             out.push_back(lax::imag(f(z)));
+           out.push_back(lax::imag(lax::sub(lax::integer_pow(z, -2), z)));
+           return out;
+         }};
+    r.not_compiled = no_jit;
+    add(r);
+    r = {"conj", xy, [z_of](const std::vector<Array> &in) {
+           Array z = z_of(in), w = lax::mul(lax::conj(z), lax::conj(in[1]));
+           Array s = lax::reduce_sum(lax::mul(z, w), {1});
+           return std::vector<Array>{lax::real(w), lax::imag(s),
+                                     lax::real(lax::reduce_prod(z, {0}))};
+         }};
+    r.not_compiled = no_jit;
+    add(r);
+  }
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
   // oracle's transforms, each compiles its transform of the function (jit_call's rules) and
