@@ -181,11 +181,11 @@ Array power(const Array &x, const Array &y) {
   // broadcast, so that the exponent is never converted nor broadcast to x's shape.
   if (y.is_concrete() && y.ndim() == 0 && is_integer(y.dtype())) {
     TypedDType t = to_numeric(promote_types(typed(x), typed(y)));
-    if (is_floating(t.dtype))
+    if (is_inexact(t.dtype))
       return lax::integer_pow(convert(x, t), y.item<int64_t>());
   }
   auto [a, b] = binary_args("power", x, y, to_numeric);
-  if (is_floating(a.dtype()))
+  if (is_inexact(a.dtype()))
     return lax::pow(a, b);
   // Integers: square-and-multiply over the exponent's bits, one select per bit.
   Array zero = constant_like(b, 0), one = constant_like(a, 1), two = constant_like(b, 2);
@@ -333,6 +333,8 @@ Array erf(const Array &x) { return inexact_unary(x, lax::erf); }
 Array isfinite(const Array &x) {
   if (is_floating(x.dtype()))
     return lax::is_finite(x);
+  if (is_complex(x.dtype())) // both parts finite, as jnp.isfinite
+    return lax::bitwise_and(lax::is_finite(lax::real(x)), lax::is_finite(lax::imag(x)));
   return constant(1.0, {DType::Bool, false}, x.shape());
 }
 

@@ -20,10 +20,10 @@ inline Array convert(const Array &x, TypedDType t) {
   return lax::convert_element_type(x, t.dtype, t.weak);
 }
 
-/// The inexact type an op computes in: floats stay, bools and integers go to f32, 64-bit
-/// integers to f64 (canonicalized), keeping a weak flag, as JAX's promote_args_inexact does.
+/// The inexact type an op computes in: floats and complex stay, bools and integers go to f32,
+/// 64-bit integers to f64 (canonicalized), keeping a weak flag, as JAX's promote_args_inexact does.
 inline TypedDType to_inexact(TypedDType t) {
-  if (is_floating(t.dtype))
+  if (is_inexact(t.dtype))
     return t;
   if (t.weak)
     return {default_float_dtype(), true};

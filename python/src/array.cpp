@@ -82,7 +82,8 @@ bool python_numbers_only(py::handle obj) {
     return true;
   }
   PyObject *p = obj.ptr();
-  return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p);
+  return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) ||
+         PyComplex_CheckExact(p);
 }
 
 std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
@@ -197,6 +198,10 @@ py::object item_of(const Array &x) {
     return py::int_(static_cast<uint64_t>(x.item<int64_t>()));
   if (is_integer(x.dtype()))
     return py::int_(x.item<int64_t>());
+  if (is_complex(x.dtype())) {
+    std::complex<double> c = x.item<std::complex<double>>();
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.real(), c.imag()));
+  }
   return py::float_(x.item<double>());
 }
 
@@ -254,6 +259,8 @@ DType parse_dtype(py::handle obj) {
     return default_int_dtype();
   if (obj.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
     return DType::Bool;
+  if (obj.ptr() == reinterpret_cast<PyObject *>(&PyComplex_Type))
+    return default_complex_dtype();
   std::string name;
   if (py::isinstance<py::str>(obj)) {
     name = obj.cast<std::string>();
@@ -273,7 +280,7 @@ DType parse_dtype(py::handle obj) {
   } catch (const Error &) {
     throw py::type_error("[dtype] strata has no dtype " + name +
                          " (it has bool, int8, int16, int32, int64, uint8, uint16, uint32, "
-                         "uint64, float16, bfloat16, float32, float64)");
+                         "uint64, float16, bfloat16, float32, float64, complex64, complex128)");
   }
 }
 } // namespace
@@ -302,7 +309,19 @@ Array to_array(py::handle obj, const Array *like) {
     double v = PyFloat_AS_DOUBLE(p);
     if (like && is_floating(like->dtype()))
       return Array::weak_scalar(v, like->dtype());
+    if (like && is_complex(like->dtype())) // stored in the complex type: no f32 rounding
+      return Array::weak_scalar_complex(v, like->dtype());
     return Array::weak_scalar(v);
+  }
+  // A Python complex is a weak complex of the default complex type (np.complex128 subclasses
+  // Python's complex, but it is a typed scalar and goes through numpy below).
+  if (PyComplex_CheckExact(p)) {
+    std::complex<double> v(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p));
+    if (like && is_complex(like->dtype()))
+      return Array::weak_scalar_complex(v, like->dtype());
+    if (like && like->dtype() == DType::Float64) // f64 + 1j is c128: keep the digits
+      return Array::weak_scalar_complex(v, DType::Complex128);
+    return Array::weak_scalar_complex(v);
   }
   py::module_ &np = numpy_module();
   if (py::isinstance<py::array>(obj) || py::isinstance(obj, np.attr("generic")))
@@ -321,6 +340,8 @@ Array to_array(py::handle obj, const Array *like) {
     if (python_numbers_only(obj)) {
       if (kind == "f") {
         a = a.attr("astype")(numpy_dtype(default_float_dtype()));
+      } else if (kind == "c") {
+        a = a.attr("astype")(numpy_dtype(default_complex_dtype()));
       } else if (kind == "i" || kind == "u" || kind == "O") { // O: ints past 64 bits
         DType t = default_int_dtype();
         if (a.size() > 0)
@@ -446,12 +467,27 @@ void init_array(py::module_ &m) {
       .def("__int__",
            [](const Array &x) {
              require_concrete(x, "int");
+             if (is_complex(x.dtype()))
+               throw py::type_error("int() argument must be a real number, not complex (" +
+                                    x.type_str() + ")");
              return item_of(x).attr("__int__")();
            })
       .def("__float__",
            [](const Array &x) {
              require_concrete(x, "float");
+             if (is_complex(x.dtype())) // as numpy's 0-d arrays
+               throw py::type_error("float() argument must be a real number, not complex (" +
+                                    x.type_str() + ")");
              return item_of(x).attr("__float__")();
+           })
+      .def("__complex__",
+           [](const Array &x) {
+             require_concrete(x, "complex");
+             if (x.size() != 1)
+               throw py::type_error("[complex] only size-1 arrays convert to Python scalars, got " +
+                                    x.type_str());
+             std::complex<double> c = x.item<std::complex<double>>();
+             return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.real(), c.imag()));
            })
       .def("__index__",
            [](const Array &x) {

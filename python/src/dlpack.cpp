@@ -14,7 +14,14 @@ struct DLDevice {
   int32_t device_type;
   int32_t device_id;
 };
-enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum DLDataTypeCode : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6
+};
 struct DLDataType {
   uint8_t code;
   uint8_t bits;
@@ -62,6 +69,9 @@ DLDataType dl_dtype(DType t) {
     return {kDLUInt, bits, 1};
   case DType::BFloat16:
     return {kDLBfloat, 16, 1};
+  case DType::Complex64:
+  case DType::Complex128: // bits count both parts, as DLPack's complex64 is 64 bits
+    return {kDLComplex, bits, 1};
   default:
     return {kDLFloat, bits, 1};
   }
@@ -108,10 +118,17 @@ DType strata_dtype(DLDataType d) {
     if (d.bits == 16)
       return DType::BFloat16;
     break;
+  case kDLComplex:
+    if (d.bits == 64)
+      return DType::Complex64;
+    if (d.bits == 128)
+      return DType::Complex128;
+    break;
   }
-  throw py::type_error("[from_dlpack] strata has no dtype for DLPack type code " +
-                       std::to_string(d.code) + " with " + std::to_string(d.bits) +
-                       " bits (it has bool, int8/32/64, uint8/32, float16/32/64, bfloat16)");
+  throw py::type_error(
+      "[from_dlpack] strata has no dtype for DLPack type code " + std::to_string(d.code) +
+      " with " + std::to_string(d.bits) +
+      " bits (it has bool, int8/32/64, uint8/32, float16/32/64, bfloat16, complex64/128)");
 }
 
 void capsule_destructor(PyObject *cap) {

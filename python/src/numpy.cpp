@@ -96,7 +96,8 @@ void init_numpy(py::module_ &root) {
         // numpy's dtype of the Python type (int64, float64).
         auto typed = [](py::handle t) {
           bool weak = t.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type) ||
-                      t.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type);
+                      t.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type) ||
+                      t.ptr() == reinterpret_cast<PyObject *>(&PyComplex_Type);
           return TypedDType{dtype_from_py(t, false), weak};
         };
         TypedDType ta = typed(a), tb = typed(b);
@@ -104,7 +105,9 @@ void init_numpy(py::module_ &root) {
           return numpy_dtype(promote_types(ta.dtype, tb.dtype));
         TypedDType r = promote_types(ta, tb);
         if (r.weak)
-          return numpy_dtype(is_floating(r.dtype) ? DType::Float64 : DType::Int64);
+          return numpy_dtype(is_complex(r.dtype)    ? DType::Complex128
+                             : is_floating(r.dtype) ? DType::Float64
+                                                    : DType::Int64);
         return numpy_dtype(r.dtype);
       },
       arg("a"), arg("b"));

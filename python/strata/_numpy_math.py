@@ -268,13 +268,19 @@ def isneginf(x, out=None):
 
 
 def isreal(x):
-    """True everywhere for real x (no imaginary part)."""
-    return _c.ones(arr(x).shape, bool)
+    """True where x has no imaginary part (everywhere for real x)."""
+    x = arr(x)
+    if kind(x.dtype) == "c":
+        return _c.equal(_l.imag(x), 0)
+    return _c.ones(x.shape, bool)
 
 
 def iscomplex(x):
-    """False everywhere for real x."""
-    return _c.zeros(arr(x).shape, bool)
+    """True where x has a nonzero imaginary part (nowhere for real x)."""
+    x = arr(x)
+    if kind(x.dtype) == "c":
+        return _c.not_equal(_l.imag(x), 0)
+    return _c.zeros(x.shape, bool)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -293,26 +299,34 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def real(val):
     """The real part (val itself for real input)."""
-    return arr(val)
+    x = arr(val)
+    return _l.real(x) if kind(x.dtype) == "c" else x
 
 
 def imag(val):
     """The imaginary part (zeros for real input)."""
-    return _c.zeros_like(arr(val))
+    x = arr(val)
+    return _l.imag(x) if kind(x.dtype) == "c" else _c.zeros_like(x)
 
 
 def conjugate(x):
     """The complex conjugate (x itself for real input)."""
-    return arr(x)
+    x = arr(x)
+    return _l.conj(x) if kind(x.dtype) == "c" else x
 
 
 conj = conjugate
 
 
 def angle(z, deg=False):
-    """The argument of z: 0 for non-negative reals, pi for negative ones."""
-    z = to_float(arr(z))
-    r = _c.arctan2(_c.zeros_like(z), z)
+    """The argument of z, atan2(imag(z), real(z)): 0 for non-negative reals, pi for negative
+    ones."""
+    z = arr(z)
+    if kind(z.dtype) == "c":
+        r = _c.arctan2(_l.imag(z), _l.real(z))
+    else:
+        z = to_float(z)
+        r = _c.arctan2(_c.zeros_like(z), z)
     return r * (180 / _np.pi) if deg else r
 
 

@@ -80,9 +80,23 @@ def _flat_fn(fun, in_tree, box):
 
 # ---- Reverse mode ----------------------------------------------------------------------------
 
-def value_and_grad(fun, argnums=0, has_aux=False):
-    """fun and its gradient with respect to the arguments in argnums (pytrees of float arrays);
-    fun must return a float scalar (with has_aux: (scalar, aux))."""
+def _is_complex(x):
+    return _np.dtype(_core.asarray(x).dtype).kind == "c"
+
+
+def _check_holomorphic(op, what, leaves):
+    """JAX's check of holomorphic=True: every input (or output) leaf is complex."""
+    for x in leaves:
+        if not _is_complex(x):
+            raise TypeError(f"[{op}] {op} with holomorphic=True requires {what} with complex "
+                            f"dtype, but got {_np.dtype(_core.asarray(x).dtype).name}")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """fun and its gradient with respect to the arguments in argnums (pytrees of float or
+    complex arrays); fun must return a real scalar (with has_aux: (scalar, aux)). For a complex
+    input the gradient is JAX's: the conjugate of the Wirtinger derivative df/dz-bar, times 2.
+    holomorphic=True takes complex inputs to a complex scalar and gives f'(z)."""
     nums = _argnums_tuple(argnums)
 
     @functools.wraps(fun)
@@ -96,6 +110,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         flat = [_core.asarray(x) for x in flat]
         arg_of_leaf = [n for n, d in zip(nums, diff) for _ in tree_leaves(d)]
         _core.check_grad_inputs(flat, "grad", arg_of_leaf)
+        if holomorphic:
+            _check_holomorphic("grad", "inputs", flat)
         box = {}
 
         def f(xs):
@@ -109,7 +125,13 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 out, aux = out
                 aux_leaves, box["aux"] = tree_flatten(aux)
             out = _core.asarray(out)
-            _core.check_grad_output(out, "grad")
+            if holomorphic:
+                if out.ndim != 0:
+                    raise TypeError(f"[grad] the function must return a scalar, got "
+                                    f"{out.type_str()}")
+                _check_holomorphic("grad", "outputs", [out])
+            else:
+                _core.check_grad_output(out, "grad")
             return [out] + aux_leaves
 
         outs, pullback = _core.vjp_flat(f, flat, "grad", False)
@@ -122,9 +144,9 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return wrapped
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
     """The gradient of a scalar function (jax.grad)."""
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
@@ -299,8 +321,8 @@ def _jac_setup(fun, argnums, args, has_aux, name):
             full[n] = v
         return fun(*full)
     for leaf in tree_leaves(dyn):
-        if leaf.dtype.kind not in "fV":  # V: ml_dtypes' bfloat16
-            raise TypeError(f"[{name}] differentiates only floating inputs, got "
+        if leaf.dtype.kind not in "fcV":  # V: ml_dtypes' bfloat16
+            raise TypeError(f"[{name}] differentiates only floating or complex inputs, got "
                             f"{leaf.dtype}{list(leaf.shape)} (argnums={argnums})")
     return f, dyn, isinstance(argnums, int)
 
@@ -326,13 +348,20 @@ def _split_rows(a, sizes):
     return out
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of fun by forward mode (vmap of jvp over a basis of the inputs): for each
     output leaf, a pytree like the argument(s) in argnums whose leaves have shape
-    out.shape + in.shape. argnums is an int or a tuple; inputs and outputs may be pytrees."""
+    out.shape + in.shape. argnums is an int or a tuple; inputs and outputs may be pytrees.
+    Complex inputs need holomorphic=True (then df/dz of complex outputs), as in JAX."""
     def jac(*args):
         f, dyn, single = _jac_setup(fun, argnums, args, has_aux, "jacfwd")
         x_leaves, x_tree = tree_flatten(dyn)
+        if holomorphic:
+            _check_holomorphic("jacfwd", "inputs", x_leaves)
+        elif any(_is_complex(x) for x in x_leaves):
+            raise TypeError("[jacfwd] jacfwd requires real-valued inputs (input dtype that is "
+                            "a sub-dtype of np.floating); for holomorphic differentiation, "
+                            "pass holomorphic=True")
         basis, sizes = _std_basis(x_leaves)
 
         def push(*t_leaves):
@@ -353,7 +382,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     return jac
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of fun by reverse mode (vmap of the vjp's pullback over a basis of the
     outputs): for each output leaf, a pytree like the argument(s) in argnums whose leaves have
     shape out.shape + in.shape. argnums is an int or a tuple; inputs and outputs may be
@@ -364,6 +393,12 @@ def jacrev(fun, argnums=0, has_aux=False):
         y, pb = res[0], res[1]
         y_leaves, y_tree = tree_flatten(y)
         y_leaves = [jnp.asarray(v) for v in y_leaves]
+        if holomorphic:
+            _check_holomorphic("jacrev", "outputs", y_leaves)
+        elif any(_is_complex(v) for v in y_leaves):
+            raise TypeError("[jacrev] jacrev requires real-valued outputs (output dtype that "
+                            "is a sub-dtype of np.floating); for holomorphic differentiation, "
+                            "pass holomorphic=True")
         basis, sizes = _std_basis(y_leaves)
         rows = vmap(lambda *cts: pb(tree_unflatten(y_tree, list(cts))))(*basis)
         x_leaves, x_tree = tree_flatten(dyn)
@@ -380,10 +415,11 @@ def jacrev(fun, argnums=0, has_aux=False):
     return jac
 
 
-def hessian(fun, argnums=0, has_aux=False):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Hessian of a scalar fun, as jacfwd(jacrev(fun)) (nested per argument for a tuple
     argnums or pytree inputs, as in JAX)."""
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
 
 
 # ---- Shapes, rematerialization, custom rules ---------------------------------------------------

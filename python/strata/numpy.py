@@ -49,6 +49,8 @@ int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int3
 uint8, uint16, uint32, uint64 = (_scalar_type(n, n)
                                  for n in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
+complex64, complex128 = (_scalar_type(n, n) for n in ("complex64", "complex128"))
+csingle, cdouble, complex_ = complex64, complex128, complex128
 # numpy's aliases, as JAX has them (64-bit ones canonicalized like float64 when x64 is off).
 bool = bool_  # noqa: A001  (jnp.bool; the module uses _builtins.bool)
 single, double, float_ = float32, float64, float64
