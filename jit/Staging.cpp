@@ -19,6 +19,13 @@ namespace strata::rt {
 namespace {
 
 mlir::RankedTensorType tensorType(mlir::MLIRContext &ctx, const AbstractValue &a) {
+  // The dialect and its lowerings have no complex element types: say so before a null type
+  // reaches MLIR.
+  if (is_complex(a.dtype))
+    throw Error(detail::cat("[jit] complex values (", a.str(),
+                            ") are not compiled yet; call the function without jit, where every "
+                            "complex primitive runs"),
+                ErrorKind::Type);
   return mlir::RankedTensorType::get(a.shape, mlir::strata::toElementType(&ctx, a.dtype));
 }
 

@@ -204,3 +204,10 @@ def test_jacobians_vjp_and_vmap():
     close(batched, np.abs(np.sin(Z)) + np.angle(Z), rtol=1e-5)
     gs = strata.vmap(strata.grad(lambda z: jnp.real(jnp.exp(z))))(zs)
     close(gs, np.exp(Z), rtol=1e-5)  # grad of re(g(z)) is g'(z) for holomorphic g
+
+
+def test_jit_says_complex_is_not_compiled():
+    with pytest.raises(TypeError, match="complex values .* not compiled"):
+        strata.jit(lambda z: z * 2)(jnp.asarray(Z))
+    with pytest.raises(TypeError, match="not compiled"):
+        strata.jit(lambda x: jnp.abs(x * 1j))(jnp.ones(3))
