@@ -2,6 +2,7 @@
 #include "primitives/blis_gemm.h"
 
 #include <algorithm>
+#include <complex>
 
 #include "strata/internal/thread_pool.h"
 #include <blis.h>
@@ -21,12 +22,25 @@ void one_thread(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rs
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(1, &rntm);
   T *pa = const_cast<T *>(a), *pb = const_cast<T *>(b);
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
     bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, pa, rsa, csa, pb, rsb, csb,
                  &beta, c, rsc, csc, nullptr, &rntm);
-  else
+  } else if constexpr (std::is_same_v<T, double>) {
     bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, pa, rsa, csa, pb, rsb, csb,
                  &beta, c, rsc, csc, nullptr, &rntm);
+  } else {
+    // std::complex<R> has the layout of BLIS's scomplex/dcomplex (real, imaginary).
+    using B = std::conditional_t<std::is_same_v<T, std::complex<float>>, scomplex, dcomplex>;
+    auto *ba = reinterpret_cast<B *>(pa), *bb = reinterpret_cast<B *>(pb);
+    auto *bc = reinterpret_cast<B *>(c);
+    auto *al = reinterpret_cast<B *>(&alpha), *be = reinterpret_cast<B *>(&beta);
+    if constexpr (std::is_same_v<B, scomplex>)
+      bli_cgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, al, ba, rsa, csa, bb, rsb, csb,
+                   be, bc, rsc, csc, nullptr, &rntm);
+    else
+      bli_zgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, al, ba, rsa, csa, bb, rsb, csb,
+                   be, bc, rsc, csc, nullptr, &rntm);
+  }
 }
 
 } // namespace
@@ -74,5 +88,15 @@ template void blis_gemm<float>(int64_t, int64_t, int64_t, float, StridedMatrix<c
                                StridedMatrix<const float>, float, StridedMatrix<float>);
 template void blis_gemm<double>(int64_t, int64_t, int64_t, double, StridedMatrix<const double>,
                                 StridedMatrix<const double>, double, StridedMatrix<double>);
+template void blis_gemm<std::complex<float>>(int64_t, int64_t, int64_t, std::complex<float>,
+                                             StridedMatrix<const std::complex<float>>,
+                                             StridedMatrix<const std::complex<float>>,
+                                             std::complex<float>,
+                                             StridedMatrix<std::complex<float>>);
+template void blis_gemm<std::complex<double>>(int64_t, int64_t, int64_t, std::complex<double>,
+                                              StridedMatrix<const std::complex<double>>,
+                                              StridedMatrix<const std::complex<double>>,
+                                              std::complex<double>,
+                                              StridedMatrix<std::complex<double>>);
 
 } // namespace strata

@@ -13,7 +13,8 @@ template <class T> struct StridedMatrix {
   int64_t row_stride, col_stride;
 };
 
-/// c (m x n) = alpha * a (m x k) * b (k x n) + beta * c, for T = float or double.
+/// c (m x n) = alpha * a (m x k) * b (k x n) + beta * c, for T = float, double,
+/// std::complex<float> or std::complex<double>.
 ///
 /// Products of more than about 4 MFLOP are split into blocks of rows (or of columns, when n is
 /// the longer side) that run on Strata's thread pool, one single-threaded BLIS call each. BLIS's

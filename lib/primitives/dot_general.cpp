@@ -286,8 +286,8 @@ template <class CT> GemmOperand<CT> prepare(const Operand &o, bool force_pack) {
     return g;
   }
   g.owned.reset(new CT[static_cast<size_t>(std::max<int64_t>(1, o.nb * o.np * o.nq))]);
-  STRATA_DISPATCH(o.array->dtype(), S, {
-    if constexpr (!std::is_same_v<S, bool>)
+  STRATA_DISPATCH_ALL(o.array->dtype(), S, {
+    if constexpr (!std::is_same_v<S, bool> && is_complex_v<S> == is_complex_v<CT>)
       pack<S>(o, g.owned.get());
   });
   g.data = g.owned.get();
@@ -324,8 +324,8 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
     }
   }
   if (tmp) {
-    STRATA_DISPATCH(out, O, {
-      if constexpr (is_float_v<O>) {
+    STRATA_DISPATCH_ALL(out, O, {
+      if constexpr (is_float_v<O> || (is_complex_v<O> && is_complex_v<CT>)) {
         O *dst = static_cast<O *>(y.mutable_data());
         parallel_for(total, kElementwiseGrain, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i)
@@ -334,28 +334,6 @@ void float_dot(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int6
       }
     });
   }
-}
-
-/// Complex products: both operands packed to the output type, then the row loop (the inputs
-/// have one dtype, and preferred_element_type may only widen c64 to c128).
-template <class O, class S>
-void complex_dot_as(const Operand &lhs, const Operand &rhs, Array &y, int64_t m, int64_t k,
-                    int64_t n) {
-  if constexpr (is_complex_v<O> && is_complex_v<S>) {
-    int64_t nb = lhs.nb;
-    std::unique_ptr<O[]> a(new O[static_cast<size_t>(std::max<int64_t>(1, nb * m * k))]);
-    std::unique_ptr<O[]> w(new O[static_cast<size_t>(std::max<int64_t>(1, nb * k * n))]);
-    pack<S>(lhs, a.get());
-    pack<S>(rhs, w.get());
-    loop_matmul(a.get(), w.get(), static_cast<O *>(y.mutable_data()), nb, m, k, n);
-  }
-}
-void complex_dot(const Operand &lhs, const Operand &rhs, Array &y, DType in, int64_t m, int64_t k,
-                 int64_t n) {
-  if (y.size() == 0)
-    return;
-  STRATA_DISPATCH_ALL(y.dtype(), O,
-                      { STRATA_DISPATCH_ALL(in, S, complex_dot_as<O, S>(lhs, rhs, y, m, k, n)); });
 }
 
 std::vector<Array> dot_impl(std::span<const Array> in, const Params &params,
@@ -371,8 +349,10 @@ std::vector<Array> dot_impl(std::span<const Array> in, const Params &params,
     float_dot<double>(lhs, rhs, y, m, k, n);
   } else if (is_floating(od)) {
     float_dot<float>(lhs, rhs, y, m, k, n);
-  } else if (is_complex(od)) {
-    complex_dot(lhs, rhs, y, in[0].dtype(), m, k, n);
+  } else if (od == DType::Complex128) {
+    float_dot<std::complex<double>>(lhs, rhs, y, m, k, n);
+  } else if (od == DType::Complex64) {
+    float_dot<std::complex<float>>(lhs, rhs, y, m, k, n);
   } else {
     // Integers: widen both operands to the output type, then wrap like XLA.
     int64_t nb = lhs.nb;
