@@ -167,15 +167,24 @@ template <class C> bool is_nan(C c) {
     return false;
 }
 // max and min that propagate NaN from either side, as XLA defines them (used by clamp too).
+// Complex numbers compare lexicographically, by real part and then imaginary part (as XLA's);
+// one with a NaN part is NaN.
+template <class C> bool is_nan(std::complex<C> c) { return is_nan(c.real()) || is_nan(c.imag()); }
+template <class C> bool greater(C a, C b) {
+  if constexpr (is_complex_v<C>)
+    return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
+  else
+    return a > b;
+}
 template <class C> C nan_max(C a, C b) {
   if (is_nan(a) || is_nan(b))
     return is_nan(a) ? a : b;
-  return a > b ? a : b;
+  return greater(a, b) ? a : b;
 }
 template <class C> C nan_min(C a, C b) {
   if (is_nan(a) || is_nan(b))
     return is_nan(a) ? a : b;
-  return a < b ? a : b;
+  return greater(b, a) ? a : b;
 }
 
 // erf^-1: Giles' single-precision approximation ("Approximating the erfinv function", 2010),
@@ -1007,20 +1016,31 @@ const Primitive &pow_p = def_binary<Accepts::Inexact>(
                          lax::mul(lax::log(x), out));
     },
     [](auto a, auto b) { return std::pow(a, b); });
-const Primitive &max_p = def_binary<Accepts::Any>(
+// The derivative of max (min) in one operand: 1 where it is the result, 1/2 at ties (as JAX
+// does); complex operands, which lt/gt reject, find the result by equality with it.
+Array extremum_derivative(const Array &a, const Array &b, const Array &out) {
+  Array one = rules::full_like(a, 1), zero = rules::zeros_of(a);
+  return lax::select(lax::eq(a, b), rules::full_like(a, 0.5),
+                     lax::select(lax::eq(a, out), one, zero));
+}
+const Primitive &max_p = def_binary<Accepts::All>(
     "max", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       // Ties split the derivative evenly, as JAX does.
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      if (is_complex(a.dtype()))
+        return extremum_derivative(a, b, out);
       return lax::add(
           lax::convert_element_type(lax::gt(a, b), a.dtype()),
           lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));
     },
     [](auto a, auto b) { return nan_max(a, b); });
-const Primitive &min_p = def_binary<Accepts::Any>(
+const Primitive &min_p = def_binary<Accepts::All>(
     "min", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      if (is_complex(a.dtype()))
+        return extremum_derivative(a, b, out);
       return lax::add(
           lax::convert_element_type(lax::lt(a, b), a.dtype()),
           lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));

@@ -211,3 +211,14 @@ def test_jit_says_complex_is_not_compiled():
         strata.jit(lambda z: z * 2)(jnp.asarray(Z))
     with pytest.raises(TypeError, match="not compiled"):
         strata.jit(lambda x: jnp.abs(x * 1j))(jnp.ones(3))
+
+
+def test_maximum_minimum_round_floor():
+    a = np.array([1 + 5j, 2 - 1j, 1 + 2j], np.complex64)
+    b = np.array([2 - 9j, 2 + 1j, 1 + 1j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.maximum(a, b)), np.maximum(a, b))
+    np.testing.assert_array_equal(np.asarray(jnp.minimum(a, b)), np.minimum(a, b))
+    z = np.array([1.5 - 2.5j, -0.4 + 3.6j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.round(z)), np.round(z))
+    with pytest.raises(TypeError, match="floor"):
+        jnp.floor(jnp.asarray(z))

@@ -457,3 +457,22 @@ TEST(Complex, LinearPrimitivesVjpAndVmap) {
     gl.push_back(cvalues(grad([](const Array &z) { return lax::abs(lax::sin(z)); })(zs[{i}]))[0]);
   expect_complex(gb, gl, complex64, 1e-6);
 }
+
+// max and min order complex numbers lexicographically (real part, then imaginary part), as
+// XLA's; a NaN part propagates; the derivative follows the chosen operand, halved at ties.
+TEST(Complex, MaxMinLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{1, 5}, {2, -1}, {1, 2}, {kNaN, 0}, {3, 3}}, t);
+    Array y = cmake({{2, -9}, {2, 1}, {1, 1}, {0, 0}, {3, 3}}, t);
+    expect_complex(lax::max(x, y), {{2, -9}, {2, 1}, {1, 2}, {kNaN, 0}, {3, 3}}, t, 0);
+    expect_complex(lax::min(x, y), {{1, 5}, {2, -1}, {1, 1}, {kNaN, 0}, {3, 3}}, t, 0);
+  }
+  auto [out, tan] =
+      jvp([](const Array &a, const Array &b) { return lax::max(a, b); },
+          std::tuple{cmake({{1, 5}, {2, -1}, {3, 3}}), cmake({{2, -9}, {2, 1}, {3, 3}})},
+          std::tuple{cmake({{1, 1}, {1, 1}, {1, 1}}), cmake({{0, 2}, {0, 2}, {0, 2}})});
+  expect_complex(tan, {{0, 2}, {0, 2}, {0.5, 1.5}}, complex128, 0);
+  expect_complex(grad([](const Array &z) { return lax::real(lax::max(z, Array(CD(0.5, 0)))); })(
+                     Array(CD(1, 2))),
+                 {{1, 0}}, complex128, 0);
+}
