@@ -246,7 +246,7 @@ TEST(Complex, PartsAndConstruction) {
   expect_error([] { lax::conj(make({1.0}, int32)); }, {"[conj]", "i32[1]"});
   expect_error([] { lax::lt(cmake({{1, 1}}), cmake({{1, 1}})); }, {"[lt]", "c128[1]"});
   expect_error([] { lax::floor(cmake({{1, 1}})); }, {"[floor]", "c128[1]"});
-  expect_error([] { lax::reduce_max(cmake({{1, 1}}), {0}); }, {"[reduce_max]", "c128[1]"});
+  expect_error([] { lax::argmax(cmake({{1, 1}}), 0, int32); }, {"[argmax]", "c128[1]"});
   // Empty and rank-0 operands.
   expect_complex(lax::complex(make({}, float32), make({}, float32)), {}, complex64, 0);
   EXPECT_EQ(lax::real(Array(CD(2, 3))).item<double>(), 2);
@@ -475,4 +475,20 @@ TEST(Complex, MaxMinLexicographic) {
   expect_complex(grad([](const Array &z) { return lax::real(lax::max(z, Array(CD(0.5, 0)))); })(
                      Array(CD(1, 2))),
                  {{1, 0}}, complex128, 0);
+}
+
+TEST(Complex, ReduceMaxMinAndCummaxLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{1, 5}, {2, -1}, {2, -3}, {-1, 9}, {0, 0}, {2, -2}}, t).reshape({2, 3});
+    expect_complex(lax::reduce_max(x, {1}), {{2, -1}, {2, -2}}, t, 0);
+    expect_complex(lax::reduce_min(x, {0, 1}), {{-1, 9}}, t, 0);
+    expect_complex(lax::reduce_max(cmake({{1, kNaN}, {5, 5}}, t), {0}), {{1, kNaN}}, t, 0);
+    expect_complex(lax::cummax(cmake({{1, 5}, {1, 6}, {0, 9}, {2, 0}}, t), 0),
+                   {{1, 5}, {1, 6}, {1, 6}, {2, 0}}, t, 0);
+    expect_complex(lax::reduce_max(cmake({}, t), {0}), {{-kInf, -kInf}}, t, 0);
+  }
+  // The derivative goes to the chosen element (split evenly between ties).
+  expect_complex(grad([](const Array &z) { return lax::real(lax::reduce_max(z, {0})); })(
+                     cmake({{1, 5}, {2, -1}, {2, -3}})),
+                 {{0, 0}, {1, 0}, {0, 0}}, complex128, 0);
 }
