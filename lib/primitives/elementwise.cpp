@@ -52,10 +52,10 @@ std::string_view accepts_str(Accepts a) {
     return "integer or bool";
   case Accepts::Any:
     return "real";
-  case Accepts::Inexact:
-    return "floating-point or complex";
+  case Accepts::Inexact: // complex_note() names the complex dtypes
+    return "floating-point";
   case Accepts::Number:
-    return "integer, floating-point or complex";
+    return "integer or floating-point";
   case Accepts::All:
     return "any";
   }
@@ -67,13 +67,23 @@ void expect_arity(std::string_view op, std::span<const AbstractValue> in, size_t
     fail(op, "expects ", n, " operands, got ", in.size());
 }
 
+namespace {
+/// What an error adds for the classes that take complex dtypes besides those accepts_str names.
+std::string_view complex_note(Accepts a, bool plural) {
+  if (a != Accepts::Inexact && a != Accepts::Number)
+    return "";
+  return plural ? " (or complex ones)" : " (or a complex one)";
+}
+} // namespace
+
 std::vector<AbstractValue> unary_shape_rule(std::string_view op, Accepts acc, bool bool_out,
                                             std::span<const AbstractValue> in) {
   expect_arity(op, in, 1);
   if (!accepts(acc, in[0].dtype)) {
     std::string_view what = accepts_str(acc);
     const char *article = std::string_view("aeiou").find(what[0]) == what.npos ? "a " : "an ";
-    fail_kind(ErrorKind::Type, op, "expects ", article, what, " operand, got ", in[0].str());
+    fail_kind(ErrorKind::Type, op, "expects ", article, what, " operand, got ", in[0].str(),
+              complex_note(acc, false));
   }
   if (bool_out)
     return {{in[0].shape, DType::Bool, false}};
@@ -88,7 +98,7 @@ std::vector<AbstractValue> binary_shape_rule(std::string_view op, Accepts acc, b
     fail_kind(ErrorKind::Type, op, "operand dtypes differ: ", x.str(), " and ", y.str());
   if (!accepts(acc, x.dtype))
     fail_kind(ErrorKind::Type, op, "expects ", accepts_str(acc), " operands, got ", x.str(),
-              " and ", y.str());
+              " and ", y.str(), complex_note(acc, true));
   if (x.shape != y.shape)
     fail_kind(ErrorKind::Type, op, "operand shapes differ: ", x.str(), " and ", y.str());
   if (bool_out)
