@@ -725,14 +725,16 @@ const Primitive &tanh_p = def_unary<Accepts::Inexact>(
       return lax::sub(rules::full_like(x, 1), lax::mul(out, out));
     },
     [](auto x) { return std::tanh(x); });
-const Primitive &logistic_p = def_unary<Accepts::Float>(
+const Primitive &logistic_p = def_unary<Accepts::Inexact>(
     "logistic", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::mul(out, lax::sub(rules::full_like(x, 1), out));
     },
     [](auto x) {
       using C = decltype(x);
-      if (x >= C(0))
+      if constexpr (is_complex_v<C>) // the real formula's two branches, split by re(z)
+        return x.real() >= 0 ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x));
+      else if (x >= C(0))
         return C(1) / (C(1) + std::exp(-x));
       C e = std::exp(x);
       return e / (C(1) + e);
@@ -811,12 +813,18 @@ const Primitive &cbrt_p = def_unary<Accepts::Float>(
       return lax::mul(rules::full_like(x, 1.0 / 3), lax::integer_pow(out, -2));
     },
     [](auto x) { return std::cbrt(x); });
-const Primitive &exp2_p = def_unary<Accepts::Float>(
+const Primitive &exp2_p = def_unary<Accepts::Inexact>(
     "exp2", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::mul(rules::full_like(x, 0.69314718055994530942), out);
     },
-    [](auto x) { return std::exp2(x); });
+    [](auto x) {
+      using C = decltype(x);
+      if constexpr (is_complex_v<C>) // 2^z = e^(z log 2)
+        return std::exp(x * typename C::value_type(0.69314718055994530942));
+      else
+        return std::exp2(x);
+    });
 const Primitive &erfc_p = def_unary<Accepts::Float>(
     "erfc", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {

@@ -222,3 +222,21 @@ def test_maximum_minimum_round_floor():
     np.testing.assert_array_equal(np.asarray(jnp.round(z)), np.round(z))
     with pytest.raises(TypeError, match="floor"):
         jnp.floor(jnp.asarray(z))
+
+
+def test_statistics_vdot_and_array_attributes():
+    x = jnp.asarray(Z)
+    with np.errstate(all="ignore"):
+        close(jnp.var(x), np.var(Z), rtol=1e-5)
+        close(jnp.std(x), np.std(Z), rtol=1e-5)
+        close(jnp.var(x.reshape(1, 5), axis=1, ddof=1), np.var(Z.reshape(1, 5), axis=1, ddof=1),
+              rtol=1e-5)
+    w = Z[::-1].copy()
+    close(jnp.vdot(x, jnp.asarray(w)), np.vdot(Z, w), rtol=1e-5)
+    close(x.real, Z.real)
+    close(x.imag, Z.imag)
+    close(x.conj(), Z.conj())
+    close(x.conjugate(), Z.conjugate())
+    close(jnp.asarray([1.0, 2.0]).imag, np.zeros(2, np.float32))
+    close(jnp.exp2(x), np.exp2(Z), rtol=1e-5)
+    close(lax.logistic(x), 1 / (1 + np.exp(-Z)), rtol=1e-5)

@@ -111,6 +111,8 @@ const std::vector<UnaryRow> &unary_rows() {
       {"acosh", lax::acosh, o_acosh},
       {"atanh", lax::atanh, o_atanh},
       {"sign", lax::sign, [](CLD z) { return z / std::hypot(z.real(), z.imag()); }},
+      {"exp2", lax::exp2, [](CLD z) { return o_exp(z * std::log(LD(2))); }},
+      {"logistic", lax::logistic, [](CLD z) { return LD(1) / (LD(1) + o_exp(-z)); }},
       {"integer_pow3", [](const Array &x) { return lax::integer_pow(x, 3); },
        [](CLD z) { return z * z * z; }},
       {"integer_pow-2", [](const Array &x) { return lax::integer_pow(x, -2); },
