@@ -56,6 +56,10 @@ Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
     return Float32Type::get(ctx);
   case DType::Float64:
     return Float64Type::get(ctx);
+  // The dialect has no complex element types; jit/Staging.cpp rejects complex values first.
+  case DType::Complex64:
+  case DType::Complex128:
+    return {};
   }
   return {};
 }
