@@ -240,3 +240,9 @@ def test_statistics_vdot_and_array_attributes():
     close(jnp.asarray([1.0, 2.0]).imag, np.zeros(2, np.float32))
     close(jnp.exp2(x), np.exp2(Z), rtol=1e-5)
     close(lax.logistic(x), 1 / (1 + np.exp(-Z)), rtol=1e-5)
+
+
+def test_sort_is_lexicographic_as_numpy():
+    v = np.array([2 + 1j, 1 + 5j, 2 - 1j, -1 + 0j, 1 - 5j, 0.5 + 0.5j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.sort(jnp.asarray(v))), np.sort(v))
+    np.testing.assert_array_equal(np.asarray(jnp.argsort(jnp.asarray(v))), np.argsort(v))

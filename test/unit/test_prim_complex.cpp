@@ -494,3 +494,21 @@ TEST(Complex, ReduceMaxMinAndCummaxLexicographic) {
                      cmake({{1, 5}, {2, -1}, {2, -3}})),
                  {{0, 0}, {1, 0}, {0, 0}}, complex128, 0);
 }
+
+// sort orders complex keys lexicographically (real part, then imaginary part), as numpy's
+// sort and XLA's; other operands follow the permutation, and its derivative moves tangents
+// along.
+TEST(Complex, SortLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{2, 1}, {1, 5}, {2, -1}, {-1, 0}, {1, -5}}, t);
+    std::vector<Array> s = lax::sort({x, make({0, 1, 2, 3, 4}, int32)}, 0, 1);
+    expect_complex(s[0], {{-1, 0}, {1, -5}, {1, 5}, {2, -1}, {2, 1}}, t, 0);
+    expect_array(s[1], {3, 4, 1, 2, 0}, {5}, int32);
+    // A complex operand as a payload behind a real key.
+    std::vector<Array> p = lax::sort({make({3, 1, 2}), cmake({{3, 3}, {1, 1}, {2, 2}}, t)}, 0, 1);
+    expect_complex(p[1], {{1, 1}, {2, 2}, {3, 3}}, t, 0);
+  }
+  auto [out, tan] = jvp([](const Array &z) { return lax::sort({z}, 0, 1)[0]; },
+                        std::tuple{cmake({{2, 0}, {1, 0}})}, std::tuple{cmake({{0, 1}, {0, 2}})});
+  expect_complex(tan, {{0, 2}, {0, 1}}, complex128, 0);
+}
