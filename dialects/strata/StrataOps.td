@@ -2256,19 +2256,23 @@ def Strata_HostCallbackOp : Strata_StructuralOp<"host_callback",
 def Strata_CholeskyOp : Strata_Op<"cholesky"> {
   let summary = "Computes the lower Cholesky factor of each matrix.";
   let description = [{
-    The operand is `[..., n, n]` of f32 or f64; only its lower triangle is read. The result has
-    its type: the factor `L` with `x = L L^T`, zeros above the diagonal, or NaNs where a matrix
-    is not positive definite.
+    The operand is `[..., n, n]` of f32 or f64; only its lower triangle is read, as the lower
+    triangle of `(x + x^T) / 2` with `symmetrize_input`. The result has its type: the factor
+    `L` with `x = L L^T`, zeros above the diagonal, or NaNs where a matrix is not positive
+    definite.
 
     Example:
 
     ```mlir
-    %l = strata.cholesky %x : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+    %l = strata.cholesky %x, symmetrize_input = true : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$operand);
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$symmetrize_input);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $operand `,` `symmetrize_input` `=` $symmetrize_input attr-dict `:`
+    functional-type(operands, results)
+  }];
 }
 
 def Strata_TriangularSolveOp : Strata_Op<"triangular_solve"> {

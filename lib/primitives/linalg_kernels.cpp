@@ -69,7 +69,8 @@ double cube(int64_t a, int64_t b, int64_t c) {
 
 } // namespace
 
-void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l) {
+void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l,
+                     bool symmetrize_input) {
   dispatch(dtype, "cholesky", [&](auto t) {
     using T = decltype(t);
     const T *src = static_cast<const T *>(a);
@@ -78,7 +79,13 @@ void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void 
     run_lapack_batch(batch, cube(n, n, n) / 3, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         T *x = dst + b * n * n;
-        std::memcpy(x, src + b * n * n, sizeof(T) * n * n);
+        const T *y = src + b * n * n;
+        if (symmetrize_input) // only the lower triangle is read: its entries of (a + a^T) / 2
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j <= i; ++j)
+              x[i * n + j] = (y[i * n + j] + y[j * n + i]) / T(2);
+        else
+          std::memcpy(x, y, sizeof(T) * n * n);
         // Row-major lower triangle = column-major upper: 'U' reads and writes it in place.
         int info = 0;
         if (N > 0)

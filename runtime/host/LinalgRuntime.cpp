@@ -13,8 +13,9 @@ strata::DType dtype_of(int64_t d) { return static_cast<strata::DType>(d); }
 
 // Exported (in libstrata_jit) so that mlir-runner can run strata-lower-to-cpu's output too.
 extern "C" STRATA_EXPORT void strata_rt_cholesky(int64_t dtype, int64_t batch, int64_t n, int64_t a,
-                                                 int64_t l) {
-  strata::linalg_cholesky(dtype_of(dtype), batch, n, address<const void>(a), address<void>(l));
+                                                 int64_t l, int64_t symmetrize_input) {
+  strata::linalg_cholesky(dtype_of(dtype), batch, n, address<const void>(a), address<void>(l),
+                          symmetrize_input != 0);
 }
 
 extern "C" STRATA_EXPORT void strata_rt_triangular_solve(int64_t dtype, int64_t batch, int64_t m,

@@ -6,7 +6,8 @@
 
 #include <cstdint>
 
-extern "C" void strata_rt_cholesky(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t l);
+extern "C" void strata_rt_cholesky(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t l,
+                                   int64_t symmetrize_input);
 /// flags: 1 left_side, 2 lower, 4 transpose_a, 8 unit_diagonal.
 extern "C" void strata_rt_triangular_solve(int64_t dtype, int64_t batch, int64_t m, int64_t n,
                                            int64_t a, int64_t b, int64_t x, int64_t flags);

@@ -3,19 +3,20 @@
 // batch and matrix sizes, and flags as i64 constants.
 // RUN: strata-opt %s -strata-linalg-to-runtime -canonicalize -split-input-file -verify-diagnostics | FileCheck %s
 
-// cholesky of a batch of two 3x3 f64 matrices: dtype code 12, batch 2, n 3.
+// cholesky of a batch of two 3x3 f64 matrices: dtype code 12, batch 2, n 3, symmetrized (1).
 // CHECK-LABEL: func.func @cholesky
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : i64
 // CHECK-DAG: %[[C2:.+]] = arith.constant 2 : i64
 // CHECK-DAG: %[[C3:.+]] = arith.constant 3 : i64
 // CHECK-DAG: %[[F64:.+]] = arith.constant 12 : i64
 // CHECK: bufferization.to_buffer %{{.+}} read_only : tensor<2x3x3xf64> to memref<2x3x3xf64>
 // CHECK: %[[OUT:.+]] = memref.alloc() : memref<2x3x3xf64>
-// CHECK: call @strata_rt_cholesky(%[[F64]], %[[C2]], %[[C3]], %{{.+}}, %{{.+}}) : (i64, i64, i64, i64, i64) -> ()
+// CHECK: call @strata_rt_cholesky(%[[F64]], %[[C2]], %[[C3]], %{{.+}}, %{{.+}}, %[[C1]]) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: %[[R:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK: return %[[R]]
-// CHECK: func.func private @strata_rt_cholesky(i64, i64, i64, i64, i64)
+// CHECK: func.func private @strata_rt_cholesky(i64, i64, i64, i64, i64, i64)
 func.func @cholesky(%x: tensor<2x3x3xf64>) -> tensor<2x3x3xf64> {
-  %0 = strata.cholesky %x : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+  %0 = strata.cholesky %x, symmetrize_input = true : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
   return %0 : tensor<2x3x3xf64>
 }
 
@@ -82,6 +83,6 @@ func.func @qr_eigh_pivots(%x: tensor<3x3xf64>, %p: tensor<3xi32>)
 // Dynamic shapes cannot be called: an error, not a silent miscompile.
 func.func @dynamic(%x: tensor<?x3x3xf64>) -> tensor<?x3x3xf64> {
   // expected-error @+1 {{need static shapes}}
-  %0 = strata.cholesky %x : (tensor<?x3x3xf64>) -> tensor<?x3x3xf64>
+  %0 = strata.cholesky %x, symmetrize_input = false : (tensor<?x3x3xf64>) -> tensor<?x3x3xf64>
   return %0 : tensor<?x3x3xf64>
 }

@@ -71,13 +71,14 @@ LogicalResult lowerToCall(
 LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
   auto type = [&](unsigned i) { return cast<RankedTensorType>(op->getOperand(i).getType()); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](st::CholeskyOp) {
+      .Case([&](st::CholeskyOp o) {
         MatrixSizes s = sizesOf(type(0));
-        return lowerToCall(b, module, op, "strata_rt_cholesky", 5,
+        int64_t sym = o.getSymmetrizeInput() ? 1 : 0;
+        return lowerToCall(b, module, op, "strata_rt_cholesky", 6,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
-                             return SmallVector<Value>{c.dtype(type(0)), c.constant(s.batch),
+                             return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.cols), c.address(in[0]),
-                                                       c.address(out[0])};
+                                                       c.address(out[0]),  c.constant(sym)};
                            });
       })
       .Case([&](st::TriangularSolveOp o) {
