@@ -489,9 +489,11 @@ const Primitive &eigh_p = register_primitive({
 
 // ---- svd ---------------------------------------------------------------------------------------
 
-/// JAX's rule (reduced matrices, or square ones): with dS = U^T dA V, ds = diag(dS),
-/// dU = U (F o (dS s_j + s_i dS^T...)) plus the parts outside U's span for tall matrices, and
-/// likewise dV; F_ij = 1 / (s_j^2 - s_i^2) off the diagonal.
+/// JAX's rule (reduced matrices, or square ones): with dS = U^T dA V and F_ij = 1 / (s_j^2 -
+/// s_i^2) off the diagonal (0 on it), ds = diag(dS), dU = U (F o (dS S + S dS^T)) and dV =
+/// V (F o (S dS + dS^T S)), plus (I - U U^T) dA V S^-1 for tall matrices and
+/// (I - V V^T) dA^T U S^-1 for wide ones. Repeated singular values make F infinite (the
+/// vectors' derivatives are undefined, as in JAX).
 Vec svd_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
             const Params &params) {
   bool uv = params.get_bool("compute_uv");
