@@ -276,8 +276,10 @@ def multi_dot(arrays, *, precision=None):
 def matrix_power(a, n):
     """a raised to the integer power n by repeated squaring (negative n: of inv(a); 0: the
     identity)."""
-    a = _jnp.asarray(a)
-    _square("matrix_power", a)
+    a, = _promote(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise TypeError(f"[matrix_power] expects square matrices in the last two axes, got "
+                        f"shape {tuple(a.shape)} ({a.dtype})")
     try:
         n = operator.index(n)
     except TypeError as e:
@@ -588,48 +590,75 @@ def _det_jvp(primals, tangents):
     return y, _jnp.trace(z, axis1=-2, axis2=-1)
 
 
+def _det_small(a):
+    """The determinant of 2 x 2 and 3 x 3 matrices by cofactor expansion (as JAX: exact
+    products, no factorization; differentiated as the polynomial it is)."""
+    e = lambda i, j: a[..., i, j]  # noqa: E731
+    if a.shape[-1] == 2:
+        return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0)
+    return (e(0, 0) * (e(1, 1) * e(2, 2) - e(1, 2) * e(2, 1))
+            - e(0, 1) * (e(1, 0) * e(2, 2) - e(1, 2) * e(2, 0))
+            + e(0, 2) * (e(1, 0) * e(2, 1) - e(1, 1) * e(2, 0)))
+
+
 def det(a):
-    """The determinant of square a (a batch of them), from its LU factorization; 1 for 0 x 0.
-    Its derivative trace(adj(a) da) holds for singular a too."""
+    """The determinant of square a (a batch of them): by cofactor expansion for 2 x 2 and
+    3 x 3, else from the LU factorization; 1 for 0 x 0. Its derivative trace(adj(a) da) holds
+    for singular a too."""
     a, = _promote(a)
     _square("det", a)
+    if a.shape[-1] in (2, 3):
+        return _det_small(a)
     return _det(a)
 
 
 # ---- On the SVD -------------------------------------------------------------------------------
 
-def _pinv_value(a, rtol):
+def _pinv_value(a, rtol, hermitian):
+    if hermitian:
+        # Symmetric a: |eigenvalues| are the singular values, eigenvectors both bases.
+        w, v = eigh(a)
+        cutoff = rtol[..., None] * _jnp.max(_jnp.abs(w), axis=-1, keepdims=True)
+        keep = _jnp.abs(w) > cutoff
+        w_inv = _jnp.where(keep, 1 / _jnp.where(keep, w, 1), 0)
+        return _jnp.matmul(v * w_inv[..., None, :], _mT(v))
     u, s, vh = svd(a, full_matrices=False)
-    cutoff = rtol[..., None] * _jnp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+    cutoff = rtol[..., None] * _jnp.max(s, axis=-1, keepdims=True)
     s_inv = _jnp.where(s > cutoff, 1 / _jnp.where(s > cutoff, s, 1), 0).astype(a.dtype)
     return _jnp.matmul(_mT(vh) * s_inv[..., None, :], _mT(u))
 
 
-@_custom_jvp
-def _pinv(a, rtol):
-    return _pinv_value(a, rtol)
+def _pinv_rule(hermitian):
+    @_custom_jvp
+    def pinv_(a, rtol):
+        return _pinv_value(a, rtol, hermitian)
+
+    @pinv_.defjvp
+    def pinv_jvp(primals, tangents):
+        # Golub and Pereyra's derivative of the pseudo-inverse (exact where the rank is
+        # constant); the symmetric case reads the symmetrized a, so its tangent is too.
+        a, rtol = primals
+        da, _ = tangents
+        p = _pinv_value(a, rtol, hermitian)
+        if hermitian:
+            a, da = (a + _mT(a)) / 2, (da + _mT(da)) / 2
+        m, n = a.shape[-2:]
+        mm = _jnp.matmul
+        left = mm(mm(p, _mT(p)), _mT(da))   # n x m
+        right = mm(mm(_mT(da), _mT(p)), p)  # n x m
+        dp = (-mm(mm(p, da), p) + left - mm(mm(left, a), p) + right - mm(mm(p, a), right))
+        return p, dp
+    return pinv_
 
 
-@_pinv.defjvp
-def _pinv_jvp(primals, tangents):
-    # Golub and Pereyra's derivative of the pseudo-inverse (exact where the rank is constant).
-    a, rtol = primals
-    da, _ = tangents
-    p = _pinv_value(a, rtol)
-    m, n = a.shape[-2:]
-    eye_m = _jnp.eye(m, dtype=a.dtype)
-    eye_n = _jnp.eye(n, dtype=a.dtype)
-    mm = _jnp.matmul
-    dp = (-mm(mm(p, da), p)
-          + mm(mm(mm(p, _mT(p)), _mT(da)), eye_m - mm(a, p))
-          + mm(mm(mm(eye_n - mm(p, a), _mT(da)), _mT(p)), p))
-    return p, dp
+_pinv = {False: _pinv_rule(False), True: _pinv_rule(True)}
 
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
-    """The Moore-Penrose pseudo-inverse of a (..., m, n), from its SVD: singular values at or
-    below rtol * the largest count as zero (default rtol: 10 * max(m, n) * eps, as JAX;
-    rcond is numpy's older name for rtol). Differentiable where the rank is constant."""
+    """The Moore-Penrose pseudo-inverse of a (..., m, n), from its SVD (hermitian: from eigh
+    of the symmetric a): singular values at or below rtol * the largest count as zero
+    (default rtol: 10 * max(m, n) * eps, as JAX; rcond is numpy's older name for rtol).
+    Differentiable where the rank is constant."""
     a, = _promote(a)
     _matrix("pinv", a)
     if rcond is not None:
@@ -640,16 +669,10 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
         rtol = 10.0 * max(a.shape[-2:]) * _jnp.finfo(a.dtype).eps
     rtol = _jnp.broadcast_to(_jnp.asarray(rtol, a.dtype), a.shape[:-2])
     if hermitian:
-        # Symmetric a: the same values from eigh (|eigenvalues| are the singular values).
         _square("pinv", a)
-        w, v = eigh(a)
-        cutoff = rtol[..., None] * _jnp.max(_jnp.abs(w), axis=-1, keepdims=True)
-        keep = _jnp.abs(w) > cutoff
-        w_inv = _jnp.where(keep, 1 / _jnp.where(keep, w, 1), 0)
-        return _jnp.matmul(v * w_inv[..., None, :], _mT(v))
     if 0 in a.shape[-2:]:
         return _jnp.zeros(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
-    return _pinv(a, _lax.stop_gradient(rtol))
+    return _pinv[bool(hermitian)](a, _lax.stop_gradient(rtol))
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):

@@ -116,7 +116,7 @@ def test_matrix_power_nonnegative_and_errors():
                                    np.linalg.matrix_power(m, n), rtol=1e-4, atol=1e-4)
     with pytest.raises(TypeError, match=r"\[matrix_power\] exponent must be an integer"):
         sla.matrix_power(m, 1.5)
-    with pytest.raises(ValueError, match=r"\[matrix_power\] expects square"):
+    with pytest.raises(TypeError, match=r"\[matrix_power\] expects square"):
         sla.matrix_power(A, 2)
 
 
@@ -252,6 +252,15 @@ def test_det_gradient_regular_and_singular(x64):
     close(strata.grad(sla.det)(r1), _cofactors(r1), 1e-9, 1e-9)
     r2 = np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 2.0])
     close(strata.grad(sla.det)(r2), np.zeros((3, 3)))
+    # The same through the LU path (n > 3): a zero row stays zero through elimination, so the
+    # last pivot is exactly zero; two zero rows give rank n - 2.
+    z1 = rng.standard_normal((5, 5))
+    z1[2] = 0.0
+    close(sla.det(z1), 0.0)
+    close(strata.grad(sla.det)(z1), _cofactors(z1), 1e-9, 1e-9)
+    z2 = z1.copy()
+    z2[4] = 0.0
+    close(strata.grad(sla.det)(z2), np.zeros((5, 5)))
     # Batched under vmap, and jvp against the directional difference.
     b = rng.standard_normal((3, 3, 3))
     close(strata.vmap(strata.grad(sla.det))(b), np.stack([_cofactors(m) for m in b]), 1e-8, 1e-8)
@@ -352,6 +361,12 @@ def test_svd_based_names_against_numpy(x64):
     close(sla.pinv(np.stack([m, m])), np.linalg.pinv(np.stack([m, m])), 1e-9, 1e-9)
     close(sla.pinv(low @ low.T, hermitian=True), np.linalg.pinv(low @ low.T, hermitian=True),
           1e-8, 1e-8)
+    sym = m @ m.T
+    dsym = rng.standard_normal((4, 4))
+    _, t = strata.jvp(lambda x: sla.pinv(x, hermitian=True), (sym,), (dsym + dsym.T,))
+    h = 1e-6
+    close(t, (np.linalg.pinv(sym + h * (dsym + dsym.T)) - np.linalg.pinv(sym - h * (dsym + dsym.T)))
+          / (2 * h), 1e-6, 1e-6)
     close(sla.matrix_rank(np.stack([m[:, :5], low.T])), [4, 2])
     assert int(sla.matrix_rank(np.zeros(3))) == 0 and int(sla.matrix_rank(np.ones(3))) == 1
     assert int(sla.matrix_rank(m, tol=10.0)) == np.linalg.matrix_rank(m, tol=10.0)
