@@ -349,9 +349,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
     eigh of the symmetric a."""
     a, = _promote(a)
     _matrix("svd", a)
-    if subset_by_index is not None:
-        raise NotImplementedError("[svd] subset_by_index is not supported")
     if hermitian:
+        if subset_by_index is not None:
+            raise NotImplementedError("[svd] subset_by_index with hermitian=True is not "
+                                      "supported")
         _square("svd", a)
         w, v = eigh(a)
         s = _jnp.abs(w)
@@ -363,9 +364,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
         u = _jnp.take_along_axis(v, _jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
         return SVDResult(u, s, _mT(u * sign[..., None, :]))
     p = _prims("svd")
+    # subset_by_index goes to the primitive only when given (the primitive decides).
+    extra = {} if subset_by_index is None else {"subset_by_index": subset_by_index}
     if not compute_uv:
-        return p.svd(a, full_matrices=full_matrices, compute_uv=False)
-    u, s, vh = p.svd(a, full_matrices=full_matrices, compute_uv=True)
+        return p.svd(a, full_matrices=full_matrices, compute_uv=False, **extra)
+    u, s, vh = p.svd(a, full_matrices=full_matrices, compute_uv=True, **extra)
     return SVDResult(u, s, vh)
 
 

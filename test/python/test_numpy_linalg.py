@@ -426,3 +426,26 @@ def test_matrix_power_tensorinv_tensorsolve(x64):
           1e-8)
     with pytest.raises(ValueError, match=r"\[tensorsolve\] b of shape"):
         sla.tensorsolve(ts, b[:5])
+
+
+@needs_primitives
+def test_polyfit_against_numpy(x64):
+    x = np.linspace(-1.0, 1.0, 20)
+    y = 3 * x ** 3 - x + 0.1 * rng.standard_normal(20)
+    ys = np.stack([y, 2 * y + 1], 1)
+    w = rng.uniform(0.5, 1.5, 20)
+    for kw in ({}, {"w": w}, {"rcond": 1e-3}):
+        close(jnp.polyfit(x, y, 3, **kw), np.polyfit(x, y, 3, **kw), 1e-9, 1e-9)
+        close(jnp.polyfit(x, ys, 2, **kw), np.polyfit(x, ys, 2, **kw), 1e-9, 1e-9)
+    for got, want in zip(jnp.polyfit(x, y, 3, full=True), np.polyfit(x, y, 3, full=True)):
+        close(got, want, 1e-9, 1e-9)
+    for cov in (True, "unscaled"):
+        for rhs in (y, ys):
+            for got, want in zip(jnp.polyfit(x, rhs, 3, cov=cov), np.polyfit(x, rhs, 3, cov=cov)):
+                close(got, want, 1e-9, 1e-9)
+    g = strata.grad(lambda v: jnp.sum(jnp.polyfit(x, v, 2) * np.array([1.0, -2.0, 0.5])))(y)
+    fd_check(lambda v: np.sum(np.polyfit(x, v, 2) * np.array([1.0, -2.0, 0.5])), y, g)
+    with pytest.raises(ValueError, match=r"\[polyfit\] expected deg >= 0"):
+        jnp.polyfit(x, y, -1)
+    with pytest.raises(TypeError, match=r"\[polyfit\] expected x and y of one length"):
+        jnp.polyfit(x, y[:5], 2)
