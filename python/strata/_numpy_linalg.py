@@ -463,7 +463,8 @@ def _broadcast_solve(name, solver, a, b):
     batch = _batch_shape(name, a.shape[:-2], b.shape[:-2])
     a = _jnp.broadcast_to(a, batch + a.shape[-2:])
     b = _jnp.broadcast_to(b, batch + b.shape[-2:])
-    x = solver(a, b)
+    # An empty system has the empty solution (no factorization of a 0 x 0 matrix).
+    x = solver(a, b) if n else _jnp.zeros_like(b)
     return x[..., 0] if vec else x
 
 
@@ -532,8 +533,8 @@ def _slogdet_rule(method):
     return slogdet_
 
 
-_slogdet_methods = {None: _slogdet_rule(_slogdet_lu), "lu": None, "qr": _slogdet_rule(_slogdet_qr)}
-_slogdet_methods["lu"] = _slogdet_methods[None]
+_slogdet_by_lu = _slogdet_rule(_slogdet_lu)
+_slogdet_methods = {None: _slogdet_by_lu, "lu": _slogdet_by_lu, "qr": _slogdet_rule(_slogdet_qr)}
 
 
 def slogdet(a, *, method=None):

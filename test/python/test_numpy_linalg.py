@@ -218,6 +218,8 @@ def test_singular_empty_and_bad_inputs(x64):
     close(sla.det(e), 1.0)
     close(sla.slogdet(np.zeros((3, 0, 0))).logabsdet, np.zeros(3))
     close(sla.det(np.array([[3.0]])), 3.0)
+    assert sla.solve(e, np.zeros(0)).shape == (0,) and sla.inv(e).shape == (0, 0)
+    assert sla.solve(np.zeros((2, 0, 0)), np.zeros((2, 0, 3))).shape == (2, 0, 3)
     close(sla.inv(np.array([[4.0]])), [[0.25]])
     assert sla.det(np.arange(4).reshape(2, 2)).dtype == np.float64  # ints promote
     with pytest.raises(ValueError, match=r"\[det\] expects square matrices.*\(2, 3\)"):
