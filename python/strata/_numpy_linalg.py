@@ -461,10 +461,16 @@ def _broadcast_solve(name, solver, a, b):
                          f"{tuple(b.shape[:-1] if vec else b.shape)} ({a.dtype}) do not match: "
                          f"b needs {n} rows")
     batch = _batch_shape(name, a.shape[:-2], b.shape[:-2])
-    a = _jnp.broadcast_to(a, batch + a.shape[-2:])
-    b = _jnp.broadcast_to(b, batch + b.shape[-2:])
-    # An empty system has the empty solution (no factorization of a 0 x 0 matrix).
-    x = solver(a, b) if n else _jnp.zeros_like(b)
+    if not n:  # an empty system has the empty solution (no factorization of 0 x 0)
+        x = _jnp.zeros(batch + b.shape[-2:], a.dtype)
+    elif a.ndim == 2 and b.ndim > 2:
+        # One matrix, a batch of right-hand sides: one factorization, the batch as columns.
+        k = b.shape[-1]
+        cols = _jnp.moveaxis(b, -2, 0).reshape((n, -1))
+        x = _jnp.moveaxis(solver(a, cols).reshape((n,) + tuple(b.shape[:-2]) + (k,)), 0, -2)
+    else:
+        x = solver(_jnp.broadcast_to(a, batch + a.shape[-2:]),
+                   _jnp.broadcast_to(b, batch + b.shape[-2:]))
     return x[..., 0] if vec else x
 
 

@@ -203,6 +203,8 @@ def test_solve_inv_det_slogdet_values(dtype):
                                                         for m in a[:, 0]]), r, t)
         close(sla.det(a), np.linalg.det(a), r, t)
         close(sla.inv(a), np.linalg.inv(a), r * 10, t * 10)
+        # One matrix against a batch of right-hand sides (factored once).
+        close(sla.solve(a[0, 0], b), np.linalg.solve(a[0, 0], b), r, t)
 
 
 @needs_primitives
