@@ -735,8 +735,10 @@ def matrix_rank(M, rtol=None, *, tol=None):
     M, = _promote(M)
     if M.ndim < 2:
         return _jnp.any(M != 0).astype(_jnp.int32)
+    if 0 in M.shape[-2:]:
+        return _jnp.zeros(M.shape[:-2], _jnp.int32)
     s = svd(M, compute_uv=False)
-    smax = _jnp.max(s, axis=-1, initial=0) if s.shape[-1] == 0 else _jnp.max(s, axis=-1)
+    smax = _jnp.max(s, axis=-1)
     if tol is not None:
         if rtol is not None:
             raise ValueError("[matrix_rank] pass rtol or tol, not both")
