@@ -329,7 +329,7 @@ def test_decompositions_against_numpy(dtype):
               spd, r * 10, t * 10)
         close(sla.eigvalsh(np.triu(spd), UPLO="U", symmetrize_input=False),
               np.linalg.eigvalsh(spd), r, t)
-        sym_s, sym_u = np.linalg.svd(spd)[1], None
+        sym_s = np.linalg.svd(spd)[1]
         close(sla.svd(spd, hermitian=True, compute_uv=False), sym_s, r, t)
         u, s, vh = sla.svd(spd, hermitian=True)
         close(np.asarray(u) * np.asarray(s)[..., None, :] @ np.asarray(vh), spd, r * 10, t * 10)
