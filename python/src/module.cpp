@@ -5,6 +5,11 @@
 #include "strata/device.h"
 #include "strata/jit.h"
 
+namespace strata::python {
+/// Linear algebra: strata._core.linalg (python/src/linalg.cpp).
+void init_linalg(py::module_ &m);
+} // namespace strata::python
+
 PYBIND11_MODULE(_core, m) {
   using namespace strata;
   m.doc() = "Strata's C++ core (arrays, ops, transforms, jit); use the `strata` package on top.";
@@ -42,6 +47,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_jit(m);
   python::init_dlpack(m);
   python::init_callback(m);
+  python::init_linalg(m); // linear algebra
   m.def(
       "devices",
       [] {

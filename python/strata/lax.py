@@ -317,3 +317,8 @@ from strata._lax_indexing import (  # noqa: E402,F401
 from strata._lax_scan import (  # noqa: E402,F401
     associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
     custom_linear_solve)
+
+# ---- Linear algebra: jax.lax.linalg, importable as strata.lax.linalg too.
+import sys as _sys  # noqa: E402
+from strata import _lax_linalg as linalg  # noqa: E402,F401
+_sys.modules[__name__ + ".linalg"] = linalg

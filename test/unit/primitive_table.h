@@ -14,6 +14,7 @@
 
 #include "strata/callback.h"
 #include "strata/control_flow.h"
+#include "strata/linalg.h"
 #ifdef STRATA_TABLE_JIT_ROWS
 #include "strata/jit.h"
 #endif
@@ -112,6 +113,49 @@ inline Array distinct_rows(Rng &rng, int64_t n, int64_t bound) {
 }
 
 inline const Shape kS{2, 3};
+
+// Batches of symmetric positive definite n x n matrices: M M^T / n + I.
+inline Array spd(Rng &rng, int64_t batch, int64_t n) {
+  std::vector<double> m = draw(rng, batch * n * n, -1, 1), v(m.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = i == j ? 1.0 : 0.0;
+        for (int64_t k = 0; k < n; ++k)
+          s += m[(b * n + i) * n + k] * m[(b * n + j) * n + k] / static_cast<double>(n);
+        v[(b * n + i) * n + j] = s;
+      }
+  return make(v, {batch, n, n}, float64);
+}
+// Batches of n x n matrices whose diagonal lies in [2, 3] (either triangle well-conditioned).
+inline Array triangular(Rng &rng, int64_t batch, int64_t n) {
+  std::vector<double> v = draw(rng, batch * n * n, -1, 1), d = draw(rng, batch * n, 2, 3);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < n; ++i)
+      v[(b * n + i) * n + i] = d[b * n + i];
+  return make(v, {batch, n, n}, float64);
+}
+// Batches of symmetric n x n matrices with eigenvalues about 2 apart: a small random symmetric
+// part plus diag(0, 2, 4, ...).
+inline Array separated_symmetric(Rng &rng, int64_t batch, int64_t n) {
+  std::vector<double> m = draw(rng, batch * n * n, -0.3, 0.3), v(m.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        v[(b * n + i) * n + j] = m[(b * n + i) * n + j] + m[(b * n + j) * n + i] +
+                                 (i == j ? 2.0 * static_cast<double>(i) : 0.0);
+  return make(v, {batch, n, n}, float64);
+}
+// The columns of x [..., m, k] times the signs of the first row of s [..., m', k]: eigen- and
+// singular vectors are defined up to sign, and this choice is smooth where s[0, j] != 0.
+inline Array signs_by_first_row(const Array &x, const Array &s) {
+  int64_t r = s.ndim();
+  std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi(s.shape().begin(), s.shape().end());
+  hi[static_cast<size_t>(r - 2)] = 1;
+  std::vector<int64_t> dims(static_cast<size_t>(r));
+  std::iota(dims.begin(), dims.end(), 0);
+  return lax::mul(x, lax::broadcast_in_dim(lax::sign(lax::slice(s, lo, hi)), x.shape(), dims));
+}
 
 // ---- Row builders -----------------------------------------------------------------------------
 
@@ -568,6 +612,50 @@ inline std::vector<Row> make_rows() {
          };
          return custom_vjp_flat(f, fwd, 1, bwd)(in);
        }});
+  // ---- Linear algebra: batches of two small matrices, operands where the decompositions are
+  // smooth (positive definite, well-conditioned triangles, separated eigen- and singular values,
+  // pivots not close to ties); eigen- and singular vectors get signs fixed by their first row.
+  add({"cholesky", [](Rng &r) { return std::vector<Array>{spd(r, 2, 3)}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::linalg::cholesky(in[0])};
+       }});
+  add({"triangular_solve",
+       [](Rng &r) { return std::vector<Array>{triangular(r, 2, 3), uniform(r, {2, 3, 2})}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::linalg::triangular_solve(in[0], in[1], true, true, true)};
+       }});
+  add({"lu", [](Rng &r) { return std::vector<Array>{distinct(r, {2, 4, 3})}; },
+       [](const std::vector<Array> &in) {
+         lax::linalg::LuResult f = lax::linalg::lu(in[0]);
+         return std::vector<Array>{f.lu, f.pivots, f.permutation};
+       }});
+  add({"lu_pivots_to_permutation",
+       [](Rng &r) { return std::vector<Array>{integers(r, {2, 3}, 0, 3)}; },
+       [](const std::vector<Array> &in) {
+         return std::vector<Array>{lax::linalg::lu_pivots_to_permutation(in[0], 4)};
+       }});
+  add({"qr", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 4, 3})}; },
+       [](const std::vector<Array> &in) {
+         auto [q, rr] = lax::linalg::qr(in[0], false, false);
+         return std::vector<Array>{q, rr};
+       }});
+  add({"eigh", [](Rng &r) { return std::vector<Array>{separated_symmetric(r, 2, 3)}; },
+       [](const std::vector<Array> &in) {
+         auto [v, w] = lax::linalg::eigh(in[0]);
+         return std::vector<Array>{signs_by_first_row(v, v), w};
+       }});
+  add({"svd", [](Rng &r) { return std::vector<Array>{uniform(r, {2, 4, 3})}; },
+       [](const std::vector<Array> &in) {
+         lax::linalg::SvdResult f = lax::linalg::svd(in[0], false);
+         Array vt =
+             lax::transpose(signs_by_first_row(lax::transpose(f.vh, {0, 2, 1}), f.u), {0, 2, 1});
+         return std::vector<Array>{signs_by_first_row(f.u, f.u), f.s, vt};
+       }});
+  for (Row &r : rows)
+    if (r.name == "cholesky" || r.name == "triangular_solve" || r.name == "lu" ||
+        r.name == "lu_pivots_to_permutation" || r.name == "qr" || r.name == "eigh" ||
+        r.name == "svd")
+      r.not_compiled = "the linear-algebra ops have no dialect op or lowering yet";
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
   // oracle's transforms, each compiles its transform of the function (jit_call's rules) and

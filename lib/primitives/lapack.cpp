@@ -1,0 +1,118 @@
+// Loads OpenBLAS's LAPACK for the linear-algebra kernels and sets its threads per batch.
+#include "strata/internal/lapack.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "strata/error.h"
+#include "strata/internal/thread_pool.h"
+
+#ifndef STRATA_LAPACK_PATH
+#define STRATA_LAPACK_PATH "libopenblas.so.0"
+#endif
+
+namespace strata::internal {
+namespace {
+
+/// The library handle and its thread-count setters, loaded once. RTLD_DEEPBIND makes the
+/// library's own calls of dgemm_ and friends bind to its own kernels rather than to BLIS's
+/// same-named BLAS entries, which libstrata loads first; without it OpenBLAS's LAPACK would run
+/// on BLIS's multithreaded gemm beside its own thread pool. Where numpy already loaded the same
+/// file, the process shares that one instance (one thread pool).
+struct Library {
+  void *handle = nullptr;
+  void (*set_threads)(int) = nullptr;
+  int (*get_threads)() = nullptr;
+  Library() {
+    handle = dlopen(STRATA_LAPACK_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!handle)
+      throw Error(detail::cat("[linalg] cannot load LAPACK (", STRATA_LAPACK_PATH, "): ", dlerror(),
+                              "; scripts/install-deps installs it"));
+    set_threads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"));
+    get_threads = reinterpret_cast<int (*)()>(dlsym(handle, "openblas_get_num_threads"));
+  }
+  void *symbol(const char *name) const {
+    void *s = dlsym(handle, name);
+    if (!s)
+      throw Error(detail::cat("[linalg] LAPACK (", STRATA_LAPACK_PATH, ") has no ", name));
+    return s;
+  }
+};
+
+const Library &library() {
+  static const Library lib;
+  return lib;
+}
+
+template <class F> void bind(F &f, const char *name) {
+  f = reinterpret_cast<F>(library().symbol(name));
+}
+
+/// Factorizations below this many flops run single-threaded, several at once on the pool: the
+/// library's threads only pay off on larger ones (measured: 64 eigh of 32x32 took 3x longer
+/// with OpenBLAS's threads than spread over the pool; docs/decisions.md).
+constexpr double kThreadedFlops = 4e6;
+
+std::mutex &thread_setting() {
+  static std::mutex m;
+  return m;
+}
+
+} // namespace
+
+template <> const LapackFns<double> &lapack<double>() {
+  static const LapackFns<double> fns = [] {
+    LapackFns<double> f;
+    bind(f.potrf, "dpotrf_");
+    bind(f.getrf, "dgetrf_");
+    bind(f.geqrf, "dgeqrf_");
+    bind(f.orgqr, "dorgqr_");
+    bind(f.syevd, "dsyevd_");
+    bind(f.gesdd, "dgesdd_");
+    bind(f.trsm, "dtrsm_");
+    return f;
+  }();
+  return fns;
+}
+
+template <> const LapackFns<float> &lapack<float>() {
+  static const LapackFns<float> fns = [] {
+    LapackFns<float> f;
+    bind(f.potrf, "spotrf_");
+    bind(f.getrf, "sgetrf_");
+    bind(f.geqrf, "sgeqrf_");
+    bind(f.orgqr, "sorgqr_");
+    bind(f.syevd, "ssyevd_");
+    bind(f.gesdd, "sgesdd_");
+    bind(f.trsm, "strsm_");
+    return f;
+  }();
+  return fns;
+}
+
+void run_lapack_batch(int64_t n, double flops, const std::function<void(int64_t, int64_t)> &fn) {
+  if (n <= 0)
+    return;
+  const Library &lib = library();
+  std::lock_guard<std::mutex> lock(thread_setting());
+  int before = lib.get_threads ? lib.get_threads() : 1;
+  bool threaded = flops >= kThreadedFlops || n == 1;
+  if (lib.set_threads)
+    lib.set_threads(threaded ? num_threads() : 1);
+  try {
+    if (threaded)
+      fn(0, n);
+    else
+      parallel_for(n, 1, fn);
+  } catch (...) {
+    if (lib.set_threads)
+      lib.set_threads(before);
+    throw;
+  }
+  if (lib.set_threads)
+    lib.set_threads(before);
+}
+
+} // namespace strata::internal
