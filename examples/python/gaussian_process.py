@@ -1,5 +1,5 @@
 """Gaussian-process regression: the log marginal likelihood of a kernel's hyperparameters from a
-Cholesky solve, its gradient by strata.grad, a few jitted Adam steps that raise it, and the
+Cholesky solve, its gradient by strata.grad, a few (jitted) Adam steps that raise it, and the
 posterior mean and variance at test points.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/gaussian_process.py
@@ -57,10 +57,12 @@ def data(n=40, seed=0, noise=0.1):
     return x, y, np.linspace(-2.0, 2.0, 50)[:, None]
 
 
-def fit(theta0, x, y, steps=50, step_size=0.05, verbose=True):
-    """Adam ascent of the log marginal likelihood from theta0: (theta, [lml per step])."""
+def fit(theta0, x, y, steps=50, step_size=0.05, jit=True, verbose=True):
+    """Adam ascent of the log marginal likelihood from theta0, each step's value and gradient
+    compiled once (jit): (theta, [lml per step])."""
     init, update, get_params = optimizers.adam(step_size)
-    neg = strata.jit(strata.value_and_grad(lambda t: -log_marginal_likelihood(t, x, y)))
+    neg = strata.value_and_grad(lambda t: -log_marginal_likelihood(t, x, y))
+    neg = strata.jit(neg) if jit else neg
     state = init(jnp.asarray(theta0))
     history = []
     for i in range(steps):
@@ -78,10 +80,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=40)
     p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--no-jit", action="store_true", help="run the steps eagerly")
     args = p.parse_args(argv)
     strata.config.update("jax_enable_x64", True)
     x, y, x_test = data(args.n)
-    theta, history = fit(np.log([1.0, 1.0, 0.5]), x, y, steps=args.steps)
+    theta, history = fit(np.log([1.0, 1.0, 0.5]), x, y, steps=args.steps, jit=not args.no_jit)
     mean, var = predict(theta, x, y, x_test)
     err = float(np.sqrt(np.mean((np.asarray(mean) - np.sin(3 * x_test[:, 0])) ** 2)))
     print(f"log marginal likelihood {history[0]:.4f} -> {history[-1]:.4f}; posterior mean RMS "

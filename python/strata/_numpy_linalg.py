@@ -564,16 +564,19 @@ def _cofactor_solve(a, b):
     lu, sign, diag, perm = _lu_sign_and_diag(a)
     partial = sign * _jnp.prod(diag[..., :-1], axis=-1)
     det_a = partial * diag[..., -1]
+    # Rank below n - 1: another pivot is zero and adj(a) = 0. Those systems are replaced by
+    # the identity, so that no inf enters the solves (nor their transposes under grad).
+    low_rank = ~_jnp.isfinite(1 / partial)
     last = _jnp.arange(n) == n - 1
     corner = last[:, None] & last[None, :]
-    lu_c = _jnp.where(corner, (1 / partial)[..., None, None], lu)
+    safe = _jnp.where(low_rank, _jnp.ones_like(partial), partial)
+    lu_c = _jnp.where(corner, (1 / safe)[..., None, None], lu)
+    lu_c = _jnp.where(low_rank[..., None, None], _jnp.eye(n, dtype=a.dtype), lu_c)
     p = _prims("det")
     w = p.triangular_solve(lu_c, _permute_rows(b, perm), left_side=True, lower=True,
                            unit_diagonal=True)
     w = _jnp.where(last[:, None], w, det_a[..., None, None] * w)
     y = p.triangular_solve(lu_c, w, left_side=True, lower=False)
-    # Rank below n - 1: some other pivot is zero, 1 / partial is infinite, adj(a) = 0.
-    low_rank = ~_jnp.isfinite(1 / partial)
     return det_a, _jnp.where(low_rank[..., None, None], _jnp.zeros_like(y), y)
 
 
