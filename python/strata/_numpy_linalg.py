@@ -10,7 +10,7 @@ import numpy as _np
 
 import strata.numpy as _jnp
 from strata import lax as _lax
-from strata.api import custom_jvp as _custom_jvp
+from strata.api import custom_jvp as _custom_jvp, custom_vjp as _custom_vjp
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
@@ -401,9 +401,15 @@ def _batch_shape(name, *shapes):
 
 
 def _permute_rows(x, perm):
-    """x[..., perm, :] for a batch of permutations perm (..., n)."""
-    idx = _jnp.broadcast_to(perm[..., :, None], x.shape)
-    return _jnp.take_along_axis(x, idx, axis=-2)
+    """x[..., perm, :] for (..., n, k) x and a batch of permutations perm (..., n) of x's
+    batch shape: one row gather from x's rows stacked as a matrix (take_along_axis with a
+    full-size index array was 50x slower: 3.6 ms against 0.07 ms on 512 x 512 f64)."""
+    n, k = x.shape[-2:]
+    if x.ndim == 2:
+        return x[perm]
+    batch = math.prod(x.shape[:-2])
+    rows = perm.reshape((batch, n)) + (_jnp.arange(batch, dtype=perm.dtype) * n)[:, None]
+    return x.reshape((batch * n, k))[rows.reshape((batch * n,))].reshape(x.shape)
 
 
 def _lu_solve(lu, perm, b, trans=0):
@@ -421,21 +427,25 @@ def _lu_solve(lu, perm, b, trans=0):
     return _permute_rows(x, _jnp.argsort(perm, axis=-1))
 
 
-def _factored_solve(factor, solve_with):
+def _factored_solve(factor, solve_with, solve_transposed):
     """A differentiable solve(a, b) for (..., n, n) a and (..., n, k) b of one batch shape,
-    whose factorization factor(a) is computed once and reused by the derivative:
-    dx = solve(a, db - da @ x) (JAX's custom_linear_solve gives the same)."""
-    @_custom_jvp
+    whose factorization factor(a) is computed once and reused by the derivative: the
+    cotangent g of x = a^-1 b gives l = a^-T g for b and -l x^T for a (forward mode
+    transposes that rule). JAX's custom_linear_solve gives the same derivatives."""
+    @_custom_vjp
     def solve_(a, b):
         return solve_with(factor(a), b)
 
-    @solve_.defjvp
-    def solve_jvp(primals, tangents):
-        a, b = primals
-        da, db = tangents
+    def fwd(a, b):
         f = factor(a)
         x = solve_with(f, b)
-        return x, solve_with(f, db - _jnp.matmul(da, x))
+        return x, (f, x)
+
+    def bwd(res, g):
+        f, x = res
+        lam = solve_transposed(f, g)
+        return -_jnp.matmul(lam, _mT(x)), lam
+    solve_.defvjp(fwd, bwd)
     return solve_
 
 
@@ -444,7 +454,8 @@ def _lu_factor(a):
     return lu, perm
 
 
-_solve_lu = _factored_solve(_lu_factor, lambda f, b: _lu_solve(f[0], f[1], b))
+_solve_lu = _factored_solve(_lu_factor, lambda f, b: _lu_solve(f[0], f[1], b),
+                            lambda f, b: _lu_solve(f[0], f[1], b, trans=1))
 
 
 def _broadcast_solve(name, solver, a, b):
@@ -497,10 +508,9 @@ def _lu_sign_and_diag(a):
     return lu, sign, _jnp.diagonal(lu, axis1=-2, axis2=-1), perm
 
 
-def _slogdet_lu(a):
-    if a.shape[-1] == 0:
-        return (_jnp.ones(a.shape[:-2], a.dtype), _jnp.zeros(a.shape[:-2], a.dtype))
-    _, sign, d, _ = _lu_sign_and_diag(a)
+def _sign_and_log(sign, d):
+    """(sign, log|det|) of a factorization with the sign of its orthogonal or permutation
+    factor `sign` and the diagonal d of its triangular factor; (0, -inf) for singular."""
     zero = _jnp.any(d == 0, axis=-1)
     sign = sign * _jnp.prod(_jnp.sign(d), axis=-1)
     logdet = _jnp.sum(_jnp.log(_jnp.abs(d)), axis=-1)
@@ -508,33 +518,43 @@ def _slogdet_lu(a):
             _jnp.where(zero, _jnp.full_like(logdet, -_jnp.inf), logdet))
 
 
+def _slogdet_lu(a):
+    """(sign, log|det a|, x -> a^-1 x) from a's LU factorization."""
+    lu, sign, d, perm = _lu_sign_and_diag(a)
+    return _sign_and_log(sign, d) + (lambda x: _lu_solve(lu, perm, x),)
+
+
 def _slogdet_qr(a):
-    if a.shape[-1] == 0:
-        return (_jnp.ones(a.shape[:-2], a.dtype), _jnp.zeros(a.shape[:-2], a.dtype))
-    q, r = _prims("slogdet").qr(a, full_matrices=True)
-    d = _jnp.diagonal(r, axis1=-2, axis2=-1)
-    sign_q, _ = _slogdet_lu(_lax.stop_gradient(q))  # det(q) is +-1
-    zero = _jnp.any(d == 0, axis=-1)
-    sign = sign_q * _jnp.prod(_jnp.sign(d), axis=-1)
-    logdet = _jnp.sum(_jnp.log(_jnp.abs(d)), axis=-1)
-    return (_jnp.where(zero, _jnp.zeros_like(sign), sign),
-            _jnp.where(zero, _jnp.full_like(logdet, -_jnp.inf), logdet))
+    """(sign, log|det a|, x -> a^-1 x) from a's QR factorization."""
+    p = _prims("slogdet")
+    q, r = p.qr(a, full_matrices=True)
+    sign_q = _sign_and_log(*_lu_sign_and_diag(_lax.stop_gradient(q))[1:3])[0]  # det(q) = +-1
+    out = _sign_and_log(sign_q, _jnp.diagonal(r, axis1=-2, axis2=-1))
+    return out + (lambda x: p.triangular_solve(r, _jnp.matmul(_mT(q), x), left_side=True,
+                                               lower=False),)
 
 
 def _slogdet_rule(method):
+    def value(a):
+        if a.shape[-1] == 0:
+            return (_jnp.ones(a.shape[:-2], a.dtype), _jnp.zeros(a.shape[:-2], a.dtype))
+        return method(a)[:2]
+
     @_custom_jvp
     def slogdet_(a):
-        return method(a)
+        return value(a)
 
     @slogdet_.defjvp
     def slogdet_jvp(primals, tangents):
         a, = primals
         da, = tangents
-        sign, logdet = method(a)
         if a.shape[-1] == 0:
-            return (sign, logdet), (_jnp.zeros_like(sign), _jnp.zeros_like(logdet))
-        # d log|det a| = trace(a^-1 da); the sign is piecewise constant.
-        dlog = _jnp.trace(_solve_lu(a, da), axis1=-2, axis2=-1)
+            out = value(a)
+            return out, (_jnp.zeros_like(out[0]), _jnp.zeros_like(out[1]))
+        # d log|det a| = trace(a^-1 da) with the factors of the value; the sign is piecewise
+        # constant.
+        sign, logdet, inv_apply = method(a)
+        dlog = _jnp.trace(inv_apply(da), axis1=-2, axis2=-1)
         return (sign, logdet), (_jnp.zeros_like(sign), dlog)
     return slogdet_
 

@@ -226,6 +226,7 @@ def _cho_factor_lower(a):
 
 
 _solve_pos = _la._factored_solve(_cho_factor_lower,
+                                 lambda c, b: _cho_solve_matrix(c, b, True),
                                  lambda c, b: _cho_solve_matrix(c, b, True))
 
 
