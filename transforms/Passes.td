@@ -807,4 +807,38 @@ def StrataGpuHostMemory : Pass<"strata-gpu-host-memory", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
 }
 
+// ---- linalg -------------------------------------------------------------------------------
+
+def StrataLinalgToRuntime : Pass<"strata-linalg-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turns the linear-algebra ops into calls of the CPU runtime's LAPACK kernels.";
+  let description = [{
+    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only (compiled code
+    calls host functions on host buffers). Every `strata.cholesky`, `triangular_solve`, `lu`,
+    `lu_pivots_to_permutation`, `qr`, `eigh` and `svd` on static tensors becomes one call of
+    the libstrata kernel that the eager primitive runs (OpenBLAS's LAPACK, batched over the
+    leading dimensions), so that jit and eager agree bit for bit. Operands are read through
+    `bufferization.to_buffer`, results are fresh `memref.alloc`s read back with
+    `bufferization.to_tensor`, as in strata-sort-scan-to-runtime; the calls take i64 scalars
+    only: the dtype code, the batch and matrix sizes, addresses and flags. A dynamic shape is
+    an error.
+
+    Before => after:
+
+    ```mlir
+    %l = strata.cholesky %x : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+    // =>
+    %in = bufferization.to_buffer %x read_only : tensor<2x3x3xf64> to memref<2x3x3xf64>
+    %out = memref.alloc() : memref<2x3x3xf64>
+    call @strata_rt_cholesky(%c12, %c2, %c3, %pin, %pout) : (i64, i64, i64, i64, i64) -> ()
+    %l = bufferization.to_tensor %out restrict writable : memref<2x3x3xf64> to tensor<2x3x3xf64>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // STRATA_PASSES_TD

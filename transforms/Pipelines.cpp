@@ -203,6 +203,7 @@ PipelineStages cpuLoweringStages() {
       {"linalg",
        [](OpPassManager &pm) {
          pm.addPass(createStrataSortScanToRuntime());
+         pm.addPass(createStrataLinalgToRuntime()); // linalg: LAPACK calls
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

@@ -2249,4 +2249,158 @@ def Strata_HostCallbackOp : Strata_StructuralOp<"host_callback",
   }];
 }
 
+//===----------------------------------------------------------------------------------===//
+//===== Linear algebra (lib/primitives/linalg.cpp): batched over leading dimensions
+//===----------------------------------------------------------------------------------===//
+
+def Strata_CholeskyOp : Strata_Op<"cholesky"> {
+  let summary = "Computes the lower Cholesky factor of each matrix.";
+  let description = [{
+    The operand is `[..., n, n]` of f32 or f64; only its lower triangle is read, as the lower
+    triangle of `(x + x^T) / 2` with `symmetrize_input`. The result has its type: the factor
+    `L` with `x = L L^T`, zeros above the diagonal, or NaNs where a matrix is not positive
+    definite.
+
+    Example:
+
+    ```mlir
+    %l = strata.cholesky %x, symmetrize_input = true : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$symmetrize_input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `symmetrize_input` `=` $symmetrize_input attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_TriangularSolveOp : Strata_Op<"triangular_solve"> {
+  let summary = "Solves triangular systems op(a) x = b or x op(a) = b.";
+  let description = [{
+    `a` is `[..., k, k]`, read in its lower or upper triangle (its diagonal taken as ones with
+    `unit_diagonal`); `b` is `[..., m, n]` with the same leading dimensions and `k` = `m`
+    (`left_side`) or `n`. `op(a)` is `a^T` with `transpose_a`. The result has `b`'s type.
+
+    Example:
+
+    ```mlir
+    %x = strata.triangular_solve %a, %b, left_side = true, lower = true, transpose_a = false,
+        unit_diagonal = false : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, BoolAttr:$left_side,
+                       BoolAttr:$lower, BoolAttr:$transpose_a, BoolAttr:$unit_diagonal);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` `left_side` `=` $left_side `,` `lower` `=` $lower `,` `transpose_a` `=`
+    $transpose_a `,` `unit_diagonal` `=` $unit_diagonal attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_LuOp : Strata_Op<"lu"> {
+  let summary = "LU decomposition with partial pivoting of each matrix.";
+  let description = [{
+    For `[..., m, n]` f32/f64 operands: `lu` (the operand's type: L's strict lower part, unit
+    diagonal implied, and U), `pivots` (`[..., min(m, n)]` i32, 0-based: row i was swapped
+    with row pivots[i]) and `permutation` (`[..., m]` i32: `x[permutation] = L U`).
+
+    Example:
+
+    ```mlir
+    %lu, %piv, %perm = strata.lu %x
+        : (tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<3xi32>, tensor<4xi32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$lu, AnyRankedTensor:$pivots,
+                      AnyRankedTensor:$permutation);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Strata_LuPivotsToPermutationOp : Strata_Op<"lu_pivots_to_permutation"> {
+  let summary = "Turns LU pivots into the permutation they make.";
+  let description = [{
+    `[..., k]` i32 pivots (row i swapped with row pivots[i], in turn) => the `[...,
+    permutation_size]` i32 permutation of 0..permutation_size-1 that the swaps make.
+
+    Example:
+
+    ```mlir
+    %p = strata.lu_pivots_to_permutation %piv, permutation_size = 4
+        : (tensor<3xi32>) -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$permutation_size);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `permutation_size` `=` $permutation_size attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_QrOp : Strata_Op<"qr"> {
+  let summary = "QR decomposition of each matrix.";
+  let description = [{
+    For `[..., m, n]` f32/f64 operands: `q` with orthonormal columns and upper-triangular `r`,
+    `[..., m, m]` and `[..., m, n]` with `full_matrices`, else `[..., m, k]` and `[..., k, n]`
+    (k = min(m, n)).
+
+    Example:
+
+    ```mlir
+    %q, %r = strata.qr %x, full_matrices = false
+        : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$full_matrices);
+  let results = (outs AnyRankedTensor:$q, AnyRankedTensor:$r);
+  let assemblyFormat = [{
+    $operand `,` `full_matrices` `=` $full_matrices attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_EighOp : Strata_Op<"eigh"> {
+  let summary = "Eigendecomposition of each symmetric matrix.";
+  let description = [{
+    For `[..., n, n]` f32/f64 operands, read in their lower (`lower`) or upper triangle:
+    eigenvectors `v` (columns, the operand's type) and ascending eigenvalues `w` (`[..., n]`).
+
+    Example:
+
+    ```mlir
+    %v, %w = strata.eigh %x, lower = true : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$lower);
+  let results = (outs AnyRankedTensor:$v, AnyRankedTensor:$w);
+  let assemblyFormat = [{
+    $operand `,` `lower` `=` $lower attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Strata_SvdOp : Strata_Op<"svd"> {
+  let summary = "Singular value decomposition of each matrix.";
+  let description = [{
+    For `[..., m, n]` f32/f64 operands: descending singular values `s` (`[..., k]`, k =
+    min(m, n)) and, with `compute_uv`, `u` and `vt`: `[..., m, m]` and `[..., n, n]` with
+    `full_matrices`, else `[..., m, k]` and `[..., k, n]`.
+
+    Example:
+
+    ```mlir
+    %s, %u, %vt = strata.svd %x, compute_uv = true, full_matrices = false
+        : (tensor<4x3xf64>) -> (tensor<3xf64>, tensor<4x3xf64>, tensor<3x3xf64>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$compute_uv, BoolAttr:$full_matrices);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $operand `,` `compute_uv` `=` $compute_uv `,` `full_matrices` `=` $full_matrices attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
 #endif // STRATA_OPS_TD

@@ -7,6 +7,7 @@
 #include "strata/dtype.h"
 #include "strata/error.h"
 #include "strata/lax.h"
+#include "strata/linalg.h"
 #include "strata/nn.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"

@@ -23,17 +23,26 @@ int as_int(int64_t v) {
   return static_cast<int>(v);
 }
 
+/// dst[i * dst_ld + j] = src[j * src_ld + i] for i < rows, j < cols: a transpose in tiles, so
+/// that both sides stay in cache (a plain loop strides through one of them: measured 4.1 ms
+/// for lu of 512x512 against 2.5 for scipy's).
+template <class T>
+void transpose_tiles(const T *src, int64_t src_ld, T *dst, int64_t dst_ld, int64_t rows,
+                     int64_t cols) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i)
+        for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j)
+          dst[i * dst_ld + j] = src[j * src_ld + i];
+}
 /// Row-major m x n src => column-major dst (leading dimension m), i.e. dst = src^T's layout.
 template <class T> void to_col_major(const T *src, T *dst, int64_t m, int64_t n) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      dst[i + j * m] = src[i * n + j];
+  transpose_tiles(src, n, dst, m, n, m);
 }
 /// Column-major m x n src (leading dimension ld) => row-major dst.
 template <class T> void from_col_major(const T *src, int64_t ld, T *dst, int64_t m, int64_t n) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      dst[i * n + j] = src[i + j * ld];
+  transpose_tiles(src, ld, dst, n, m, n);
 }
 template <class T> void fill_nan(T *p, int64_t n) {
   std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
@@ -60,7 +69,8 @@ double cube(int64_t a, int64_t b, int64_t c) {
 
 } // namespace
 
-void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l) {
+void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l,
+                     bool symmetrize_input) {
   dispatch(dtype, "cholesky", [&](auto t) {
     using T = decltype(t);
     const T *src = static_cast<const T *>(a);
@@ -69,7 +79,13 @@ void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void 
     run_lapack_batch(batch, cube(n, n, n) / 3, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         T *x = dst + b * n * n;
-        std::memcpy(x, src + b * n * n, sizeof(T) * n * n);
+        const T *y = src + b * n * n;
+        if (symmetrize_input) // only the lower triangle is read: its entries of (a + a^T) / 2
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j <= i; ++j)
+              x[i * n + j] = (y[i * n + j] + y[j * n + i]) / T(2);
+        else
+          std::memcpy(x, y, sizeof(T) * n * n);
         // Row-major lower triangle = column-major upper: 'U' reads and writes it in place.
         int info = 0;
         if (N > 0)

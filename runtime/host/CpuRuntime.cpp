@@ -6,6 +6,8 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "runtime/host/HostCallback.h"
 #include "runtime/host/SortScanRuntime.h"
+// linalg
+#include "runtime/host/LinalgRuntime.h"
 
 #include "strata/internal/blas.h"
 #include "strata/internal/host_memory.h"
@@ -74,7 +76,16 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)},
       {"strata_rt_scan", reinterpret_cast<void *>(&strata_rt_scan)},
       {"strata_rt_sort", reinterpret_cast<void *>(&strata_rt_sort)},
-      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)}};
+      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)},
+      // linalg
+      {"strata_rt_cholesky", reinterpret_cast<void *>(&strata_rt_cholesky)},
+      {"strata_rt_eigh", reinterpret_cast<void *>(&strata_rt_eigh)},
+      {"strata_rt_lu", reinterpret_cast<void *>(&strata_rt_lu)},
+      {"strata_rt_lu_pivots_to_permutation",
+       reinterpret_cast<void *>(&strata_rt_lu_pivots_to_permutation)},
+      {"strata_rt_qr", reinterpret_cast<void *>(&strata_rt_qr)},
+      {"strata_rt_svd", reinterpret_cast<void *>(&strata_rt_svd)},
+      {"strata_rt_triangular_solve", reinterpret_cast<void *>(&strata_rt_triangular_solve)}};
 }
 
 } // namespace strata::rt

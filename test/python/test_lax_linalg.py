@@ -145,3 +145,20 @@ def test_errors_name_the_op_and_shapes():
         L.eigh(np.zeros(3))
     with pytest.raises(ValueError, match=r"\[svd\].*float32 or float64"):
         L.svd(np.zeros((2, 2), np.int32))
+
+
+def test_jit_matches_eager():
+    a = spd(3, (4,))
+    b = np.random.default_rng(1).standard_normal((4, 3, 2))
+
+    def f(x, y):
+        lu, piv, perm = L.lu(x)
+        u, s, vh = L.svd(x, full_matrices=False)
+        v, w = L.eigh(x)
+        q, r = L.qr(x)
+        return (L.cholesky(x), L.triangular_solve(x, y, left_side=True, lower=True), lu, piv,
+                perm, L.lu_pivots_to_permutation(piv, 3), u, s, vh, v, w, q, r,
+                L.svd(x, compute_uv=False))
+
+    for got, want in zip(strata.jit(f)(a, b), f(a, b)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

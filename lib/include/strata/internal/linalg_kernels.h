@@ -12,9 +12,10 @@ namespace strata {
 // Each kernel takes `batch` matrices stored one after another, row-major, of float32 or float64
 // (`dtype`; others throw), and writes fresh outputs (the inputs are never modified).
 
-/// l = the lower Cholesky factor of each n x n matrix a (only a's lower triangle is read);
-/// a matrix that is not positive definite gives a factor of NaNs.
-STRATA_EXPORT void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l);
+/// l = the lower Cholesky factor of each n x n matrix a (only a's lower triangle is read), or of
+/// (a + a^T) / 2 with symmetrize_input; a matrix that is not positive definite gives NaNs.
+STRATA_EXPORT void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l,
+                                   bool symmetrize_input);
 
 /// x = op(a)^-1 b (left_side) or b op(a)^-1, with a k x k triangular and b m x n (k = m on the
 /// left, n on the right); op transposes when transpose_a.
