@@ -327,7 +327,9 @@ def test_solvers_under_vmap(x64):
 def test_solvers_under_jit(x64):
     a = rng.standard_normal((5, 3, 3))
     b = rng.standard_normal((5, 3))
-    close(strata.jit(sla.solve)(a, b), np.stack([np.linalg.solve(m, v) for m, v in zip(a, b)]))
+    close(strata.jit(sla.solve)(a, b[..., None])[..., 0],
+          np.stack([np.linalg.solve(m, v) for m, v in zip(a, b)]))
+    close(strata.jit(sla.solve)(a[0], b[0]), np.linalg.solve(a[0], b[0]))
     close(strata.jit(sla.inv)(a), np.linalg.inv(a), 1e-9, 1e-9)
     close(strata.jit(sla.slogdet)(a).logabsdet, np.linalg.slogdet(a)[1])
     g = strata.jit(strata.grad(lambda m: jnp.sum(sla.det(m))))(a)
