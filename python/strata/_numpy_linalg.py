@@ -10,7 +10,7 @@ import numpy as _np
 
 import strata.numpy as _jnp
 from strata import lax as _lax
-from strata.api import custom_jvp as _custom_jvp, custom_vjp as _custom_vjp
+from strata.api import custom_jvp as _custom_jvp, custom_vjp as _custom_vjp, jit as _jit
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
@@ -499,15 +499,26 @@ def inv(a):
     return solve(a, _jnp.broadcast_to(_jnp.eye(a.shape[-1], dtype=a.dtype), a.shape))
 
 
+def _pivots_sign_and_diag(lu, pivots):
+    n = lu.shape[-1]
+    parity = _jnp.count_nonzero(pivots != _jnp.arange(n, dtype=pivots.dtype), axis=-1)
+    sign = _jnp.where(parity % 2 == 1, -1, 1).astype(lu.dtype)
+    return sign, _jnp.diagonal(lu, axis1=-2, axis2=-1)
+
+
+# The small elementwise steps around a factorization run as one compiled call each (eager
+# op-by-op they cost more than a batch of 32 x 32 factorizations).
+_pivots_sign_and_diag = _jit(_pivots_sign_and_diag)
+
+
 def _lu_sign_and_diag(a):
     """(lu, the sign of the permutation, the diagonal of U, the permutation) for square a."""
     lu, pivots, perm = _prims("det").lu(a)
-    n = a.shape[-1]
-    parity = _jnp.count_nonzero(pivots != _jnp.arange(n, dtype=pivots.dtype), axis=-1)
-    sign = _jnp.where(parity % 2 == 1, -1, 1).astype(a.dtype)
-    return lu, sign, _jnp.diagonal(lu, axis1=-2, axis2=-1), perm
+    sign, d = _pivots_sign_and_diag(lu, pivots)
+    return lu, sign, d, perm
 
 
+@_jit
 def _sign_and_log(sign, d):
     """(sign, log|det|) of a factorization with the sign of its orthogonal or permutation
     factor `sign` and the diagonal d of its triangular factor; (0, -inf) for singular."""
