@@ -810,10 +810,10 @@ def StrataGpuHostMemory : Pass<"strata-gpu-host-memory", "::mlir::ModuleOp"> {
 // ---- linalg -------------------------------------------------------------------------------
 
 def StrataLinalgToRuntime : Pass<"strata-linalg-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Turns the linear-algebra ops into calls of the CPU runtime's LAPACK kernels.";
+  let summary = "Turns the linear-algebra ops into calls of the runtime's linear-algebra kernels.";
   let description = [{
-    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only (compiled code
-    calls host functions on host buffers). Every `strata.cholesky`, `triangular_solve`, `lu`,
+    Runs on a module before strata-lower-to-linalg. In the CPU pipeline (compiled code calls
+    host functions on host buffers) every `strata.cholesky`, `triangular_solve`, `lu`,
     `lu_pivots_to_permutation`, `qr`, `eigh` and `svd` on static tensors becomes one call of
     the libstrata kernel that the eager primitive runs (OpenBLAS's LAPACK, batched over the
     leading dimensions), so that jit and eager agree bit for bit. Operands are read through
@@ -832,7 +832,16 @@ def StrataLinalgToRuntime : Pass<"strata-linalg-to-runtime", "::mlir::ModuleOp">
     call @strata_rt_cholesky(%c12, %c2, %c3, %pin, %pout) : (i64, i64, i64, i64, i64) -> ()
     %l = bufferization.to_tensor %out restrict writable : memref<2x3x3xf64> to tensor<2x3x3xf64>
     ```
+
+    With `cuda=true` (strata-lower-to-nvvm's "linalg" stage) the calls are of the CUDA
+    runtime's `strata_rt_cuda_<op>` functions, with the same arguments: the buffers are device
+    buffers there (strata-gpu-host-memory allocates them with `gpu.alloc`), and the functions
+    run on the device's stream.
   }];
+  let options = [
+    Option<"cuda", "cuda", "bool", /*default=*/"false",
+           "Call the CUDA runtime's strata_rt_cuda_<op> on device buffers">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -218,7 +218,14 @@ PipelineStages gpuLoweringStages(const GpuPipelineOptions &options) {
   shared->copyOptionValuesFrom(options);
   return {
       {"optimized", buildStrataOptimizeFusedPipeline},
-      {"linalg", [](OpPassManager &pm) { buildStrataLinalgPipeline(pm, true); }},
+      {"linalg",
+       [](OpPassManager &pm) {
+         // linalg: calls of the CUDA runtime's linear-algebra functions on device buffers.
+         StrataLinalgToRuntimeOptions linalg;
+         linalg.cuda = true;
+         pm.addPass(createStrataLinalgToRuntime(linalg));
+         buildStrataLinalgPipeline(pm, true);
+       }},
       // f32/f64 contractions and the f16/bf16 ones with an f32 accumulator become host calls
       // of the runtime's cuBLAS gemm (device pointers), between the kernels.
       {"bufferized",

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "runtime/cuda/CudaInternal.h"
+#include "runtime/cuda/Linalg.h"
 
 using namespace strata;
 using namespace strata::cuda;
@@ -324,6 +325,16 @@ std::vector<std::pair<const char *, void *>> runtime_symbols() {
       {"mgpuMemset16", reinterpret_cast<void *>(&mgpuMemset16)},
       {"mgpuSetDefaultDevice", reinterpret_cast<void *>(&mgpuSetDefaultDevice)},
       {"strata_rt_cuda_gemm", reinterpret_cast<void *>(&strata_rt_cuda_gemm)},
+      // linalg: the linear-algebra ops (Linalg.cpp)
+      {"strata_rt_cuda_cholesky", reinterpret_cast<void *>(&strata_rt_cuda_cholesky)},
+      {"strata_rt_cuda_triangular_solve",
+       reinterpret_cast<void *>(&strata_rt_cuda_triangular_solve)},
+      {"strata_rt_cuda_lu", reinterpret_cast<void *>(&strata_rt_cuda_lu)},
+      {"strata_rt_cuda_lu_pivots_to_permutation",
+       reinterpret_cast<void *>(&strata_rt_cuda_lu_pivots_to_permutation)},
+      {"strata_rt_cuda_qr", reinterpret_cast<void *>(&strata_rt_cuda_qr)},
+      {"strata_rt_cuda_eigh", reinterpret_cast<void *>(&strata_rt_cuda_eigh)},
+      {"strata_rt_cuda_svd", reinterpret_cast<void *>(&strata_rt_cuda_svd)},
   };
 }
 

@@ -653,11 +653,6 @@ inline std::vector<Row> make_rows() {
              lax::transpose(signs_by_first_row(lax::transpose(f.vh, {0, 2, 1}), f.u), {0, 2, 1});
          return std::vector<Array>{signs_by_first_row(f.u, f.u), f.s, vt};
        }});
-  for (Row &r : rows)
-    if (r.name == "cholesky" || r.name == "triangular_solve" || r.name == "lu" ||
-        r.name == "lu_pivots_to_permutation" || r.name == "qr" || r.name == "eigh" ||
-        r.name == "svd")
-      r.not_compiled_gpu = "the GPU pipeline has no lowering of the linear-algebra ops yet";
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
   // oracle's transforms, each compiles its transform of the function (jit_call's rules) and

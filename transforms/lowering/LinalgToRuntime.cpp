@@ -1,5 +1,5 @@
 // strata-linalg-to-runtime: the linear-algebra ops => calls of the CPU runtime's LAPACK
-// kernels (libstrata's, shared with the eager primitives) on their buffers.
+// kernels (libstrata's, shared with the eager primitives) or of the CUDA runtime's on buffers.
 #include "transforms/Passes.h"
 #include "transforms/lowering/Lowering.h"
 
@@ -46,14 +46,15 @@ MatrixSizes sizesOf(RankedTensorType t) {
 /// Replaces `op` by a call of `fn`: the operands' buffers, fresh buffers for its results, and
 /// the arguments that `args` builds from them (inputs, outputs).
 LogicalResult lowerToCall(
-    OpBuilder &b, ModuleOp module, Operation *op, StringRef fn, unsigned numArgs,
+    OpBuilder &b, ModuleOp module, Operation *op, StringRef prefix, StringRef op_name,
+    unsigned numArgs,
     function_ref<SmallVector<Value>(RuntimeCallBuilder &, ArrayRef<Value>, ArrayRef<Value>)> args) {
   if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
       !llvm::all_of(op->getResultTypes(), isStatic))
     return failure();
   b.setInsertionPoint(op);
   RuntimeCallBuilder c{b, op->getLoc()};
-  func::FuncOp callee = declareRuntimeFn(b, module, fn, numArgs);
+  func::FuncOp callee = declareRuntimeFn(b, module, (prefix + op_name).str(), numArgs);
   SmallVector<Value> ins, outs;
   for (Value v : op->getOperands())
     ins.push_back(c.input(v));
@@ -68,13 +69,14 @@ LogicalResult lowerToCall(
   return success();
 }
 
-LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
+/// `prefix` is "strata_rt_" (the CPU runtime) or "strata_rt_cuda_" (the CUDA runtime).
+LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op, StringRef prefix) {
   auto type = [&](unsigned i) { return cast<RankedTensorType>(op->getOperand(i).getType()); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](st::CholeskyOp o) {
         MatrixSizes s = sizesOf(type(0));
         int64_t sym = o.getSymmetrizeInput() ? 1 : 0;
-        return lowerToCall(b, module, op, "strata_rt_cholesky", 6,
+        return lowerToCall(b, module, op, prefix, "cholesky", 6,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.cols), c.address(in[0]),
@@ -85,7 +87,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
         MatrixSizes s = sizesOf(type(1));
         int64_t flags = (o.getLeftSide() ? 1 : 0) | (o.getLower() ? 2 : 0) |
                         (o.getTransposeA() ? 4 : 0) | (o.getUnitDiagonal() ? 8 : 0);
-        return lowerToCall(b, module, op, "strata_rt_triangular_solve", 8,
+        return lowerToCall(b, module, op, prefix, "triangular_solve", 8,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.rows), c.constant(s.cols),
@@ -95,7 +97,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
       })
       .Case([&](st::LuOp) {
         MatrixSizes s = sizesOf(type(0));
-        return lowerToCall(b, module, op, "strata_rt_lu", 8,
+        return lowerToCall(b, module, op, prefix, "lu", 8,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.rows), c.constant(s.cols),
@@ -109,7 +111,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
         for (size_t i = 0; i + 1 < shape.size(); ++i)
           batch *= shape[i];
         int64_t size = o.getPermutationSize();
-        return lowerToCall(b, module, op, "strata_rt_lu_pivots_to_permutation", 5,
+        return lowerToCall(b, module, op, prefix, "lu_pivots_to_permutation", 5,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.constant(batch), c.constant(k),
                                                        c.constant(size), c.address(in[0]),
@@ -119,7 +121,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
       .Case([&](st::QrOp o) {
         MatrixSizes s = sizesOf(type(0));
         int64_t full = o.getFullMatrices() ? 1 : 0;
-        return lowerToCall(b, module, op, "strata_rt_qr", 8,
+        return lowerToCall(b, module, op, prefix, "qr", 8,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.rows), c.constant(s.cols),
@@ -130,7 +132,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
       .Case([&](st::EighOp o) {
         MatrixSizes s = sizesOf(type(0));
         int64_t lower = o.getLower() ? 1 : 0;
-        return lowerToCall(b, module, op, "strata_rt_eigh", 7,
+        return lowerToCall(b, module, op, prefix, "eigh", 7,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
                                                        c.constant(s.cols), c.address(in[0]),
@@ -142,7 +144,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
         MatrixSizes s = sizesOf(type(0));
         int64_t full = o.getFullMatrices() ? 1 : 0;
         bool uv = o.getComputeUv();
-        return lowerToCall(b, module, op, "strata_rt_svd", 9,
+        return lowerToCall(b, module, op, prefix, "svd", 9,
                            [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
                              return SmallVector<Value>{c.dtype(type(0)),
                                                        c.constant(s.batch),
@@ -159,6 +161,7 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op) {
 }
 
 struct StrataLinalgToRuntimePass : st::impl::StrataLinalgToRuntimeBase<StrataLinalgToRuntimePass> {
+  using StrataLinalgToRuntimeBase::StrataLinalgToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
@@ -169,9 +172,9 @@ struct StrataLinalgToRuntimePass : st::impl::StrataLinalgToRuntimeBase<StrataLin
     });
     OpBuilder b(&getContext());
     for (Operation *op : ops)
-      if (failed(lower(b, module, op))) {
-        op->emitOpError() << "has a dynamic shape: the CPU runtime's LAPACK calls need static "
-                             "shapes";
+      if (failed(lower(b, module, op, cuda ? "strata_rt_cuda_" : "strata_rt_"))) {
+        op->emitOpError() << "has a dynamic shape: the runtime's linear-algebra calls need "
+                             "static shapes";
         return signalPassFailure();
       }
   }
