@@ -208,8 +208,9 @@ def bitwise_count(x):
     return _core.lax.population_count(a.astype(uint8) if x.dtype == bool_ else a).astype(uint8)
 
 
-# jnp.linalg: the names that need no decomposition (see _numpy_linalg.py); importable as
-# strata.numpy.linalg too.
+# jnp.linalg (see _numpy_linalg.py), importable as strata.numpy.linalg too; polyfit on its
+# lstsq.
 import sys as _sys  # noqa: E402
 from strata import _numpy_linalg as linalg  # noqa: E402
+from strata._numpy_polyfit import polyfit  # noqa: E402,F401
 _sys.modules[__name__ + ".linalg"] = linalg

@@ -1,5 +1,6 @@
 """The examples in examples/python, each run at a small size, with their results checked
-against oracles (a per-example loop, hessian(f) @ v and finite differences, the loss falling)."""
+against oracles (a per-example loop, hessian(f) @ v and finite differences, the loss falling,
+scikit-learn's Gaussian-process likelihood and its gradient)."""
 
 import importlib.util
 import os
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 import strata
+from test_numpy_linalg import _primitives_lower, needs_primitives
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
 
@@ -68,3 +70,36 @@ def test_tiny_transformer_loss_falls():
                                             n_layers=1, verbose=False)
     assert all(np.isfinite(losses))
     assert np.mean(losses[-5:]) < losses[0] - 0.5
+
+
+@needs_primitives
+@pytest.mark.usefixtures("x64_on")
+def test_gaussian_process_likelihood_gradient_and_fit():
+    gpr = pytest.importorskip("sklearn.gaussian_process")
+    kernels = pytest.importorskip("sklearn.gaussian_process.kernels")
+    gp = load("gaussian_process")
+    x, y, x_test = gp.data(n=30)
+    theta = np.log([1.3, 0.7, 0.05])
+    ref = gpr.GaussianProcessRegressor(
+        kernel=kernels.ConstantKernel(1.3) * kernels.RBF(0.7) + kernels.WhiteKernel(0.05),
+        alpha=0.0, optimizer=None).fit(x, y)
+    want, want_grad = ref.log_marginal_likelihood(theta, eval_gradient=True)
+    value, grad = strata.value_and_grad(gp.log_marginal_likelihood)(theta, x, y)
+    np.testing.assert_allclose(float(value), want, rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(grad), want_grad, rtol=1e-7, atol=1e-8)
+    eps = 1e-6
+    fd = [(float(gp.log_marginal_likelihood(theta + eps * e, x, y))
+           - float(gp.log_marginal_likelihood(theta - eps * e, x, y))) / (2 * eps)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(np.asarray(grad), fd, rtol=1e-5, atol=1e-6)
+    mean, var = gp.predict(theta, x, y, x_test)
+    ref_mean, ref_std = ref.predict(x_test, return_std=True)  # its std includes the noise
+    np.testing.assert_allclose(np.asarray(mean), ref_mean, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(np.sqrt(np.asarray(var) + 0.05), ref_std, rtol=1e-8, atol=1e-8)
+    # A few Adam steps (jitted where jit lowers the linalg primitives) raise the likelihood,
+    # and the fit tracks sin(3x).
+    fitted, history = gp.fit(np.log([1.0, 1.0, 0.5]), x, y, steps=40, jit=_primitives_lower(),
+                             verbose=False)
+    assert history[-1] > history[0] + 5 and all(np.isfinite(history))
+    mean, _ = gp.predict(fitted, x, y, x_test)
+    assert np.sqrt(np.mean((np.asarray(mean) - np.sin(3 * x_test[:, 0])) ** 2)) < 0.15

@@ -1,4 +1,4 @@
-"""strata.scipy (jax.scipy's names): special functions and probability distributions written
-over Strata's ops, so they run under grad, vmap and jit."""
+"""strata.scipy (jax.scipy's names): special functions, probability distributions and linear
+algebra written over Strata's ops, so they run under grad, vmap and jit."""
 
-from strata.scipy import special, stats  # noqa: F401
+from strata.scipy import linalg, special, stats  # noqa: F401
