@@ -44,6 +44,8 @@ PYBIND11_MODULE(_core, m) {
   python::init_callback(m);
   // complex family
   python::init_complex(m);
+  // fft family
+  python::init_fft(m);
   m.def(
       "devices",
       [] {

@@ -317,3 +317,5 @@ from strata._lax_indexing import (  # noqa: E402,F401
 from strata._lax_scan import (  # noqa: E402,F401
     associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
     custom_linear_solve)
+# Fourier transforms (fft family): lax.fft with FftType and JAX's dtype conversions.
+from strata._fft import FftType, fft  # noqa: E402,F401

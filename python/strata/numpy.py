@@ -213,3 +213,8 @@ def bitwise_count(x):
 import sys as _sys  # noqa: E402
 from strata import _numpy_linalg as linalg  # noqa: E402
 _sys.modules[__name__ + ".linalg"] = linalg
+
+# jnp.fft (fft family): the 18 names of jax.numpy.fft (see _numpy_fft.py); importable as
+# strata.numpy.fft too.
+from strata import _numpy_fft as fft  # noqa: E402
+_sys.modules[__name__ + ".fft"] = fft
