@@ -203,6 +203,8 @@ PipelineStages cpuLoweringStages() {
       {"linalg",
        [](OpPassManager &pm) {
          pm.addPass(createStrataSortScanToRuntime());
+         // fft family: FFTs call libstrata's FFTW kernel.
+         pm.addPass(createStrataFftToRuntime());
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

@@ -56,6 +56,10 @@ Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
     return Float32Type::get(ctx);
   case DType::Float64:
     return Float64Type::get(ctx);
+  case DType::Complex64:
+    return ComplexType::get(Float32Type::get(ctx));
+  case DType::Complex128:
+    return ComplexType::get(Float64Type::get(ctx));
   }
   return {};
 }

@@ -6,6 +6,8 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "runtime/host/HostCallback.h"
 #include "runtime/host/SortScanRuntime.h"
+// fft family
+#include "runtime/host/FftRuntime.h"
 
 #include "strata/internal/blas.h"
 #include "strata/internal/host_memory.h"
@@ -74,7 +76,9 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)},
       {"strata_rt_scan", reinterpret_cast<void *>(&strata_rt_scan)},
       {"strata_rt_sort", reinterpret_cast<void *>(&strata_rt_sort)},
-      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)}};
+      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)},
+      // fft family
+      {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)}};
 }
 
 } // namespace strata::rt
