@@ -56,6 +56,8 @@ Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
     return Float32Type::get(ctx);
   case DType::Float64:
     return Float64Type::get(ctx);
+  // Complex tensors verify (strata.fft takes and makes them); jit/Staging.cpp still rejects
+  // complex values before any op is built.
   case DType::Complex64:
     return ComplexType::get(Float32Type::get(ctx));
   case DType::Complex128:

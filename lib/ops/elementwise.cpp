@@ -301,9 +301,14 @@ Array abs(const Array &x) {
 Array sign(const Array &x) { return is_bool(x.dtype()) ? x : lax::sign(x); }
 
 // Rounding is the identity on integers and bools, as in jnp.
-Array floor(const Array &x) { return is_floating(x.dtype()) ? lax::floor(x) : x; }
-Array ceil(const Array &x) { return is_floating(x.dtype()) ? lax::ceil(x) : x; }
-Array round(const Array &x) { return is_floating(x.dtype()) ? lax::round(x) : x; }
+// floor and ceil reject complex operands (lax's error); round rounds both parts, as jnp.round.
+Array floor(const Array &x) { return is_inexact(x.dtype()) ? lax::floor(x) : x; }
+Array ceil(const Array &x) { return is_inexact(x.dtype()) ? lax::ceil(x) : x; }
+Array round(const Array &x) {
+  if (is_complex(x.dtype()))
+    return lax::complex(lax::round(lax::real(x)), lax::round(lax::imag(x)));
+  return is_floating(x.dtype()) ? lax::round(x) : x;
+}
 
 Array square(const Array &x) { return lax::integer_pow(convert(x, to_numeric(typed(x))), 2); }
 Array reciprocal(const Array &x) { return lax::integer_pow(convert(x, to_inexact(typed(x))), -1); }

@@ -109,12 +109,15 @@ Array var(const Array &x, Axes axes, bool keepdims, int ddof) {
   } else {
     centered = lax::sub(in, in); // zero, but keeps NaN and inf behaviour of x - mean(x)
   }
-  Array sq = lax::mul(centered, centered);
+  // The variance of complex values is real: the mean of |x - mean(x)|^2, as numpy's and jnp's.
+  Array sq = is_complex(ct.dtype) ? lax::real(lax::mul(centered, lax::conj(centered)))
+                                  : lax::mul(centered, centered);
+  TypedDType rt{real_dtype(ct.dtype), ct.weak};
   Array s = dims.empty() ? sq : lax::reduce_sum(sq, dims);
   // N - ddof below zero counts as zero (inf or NaN results), as jnp.var does.
   double norm = static_cast<double>(std::max<int64_t>(count(x, dims) - ddof, 0));
-  Array r = lax::div(s, constant(norm, ct, s.shape()));
-  return finish(convert(r, t), x, dims, keepdims);
+  Array r = lax::div(s, constant(norm, rt, s.shape()));
+  return finish(convert(r, {real_dtype(t.dtype), t.weak}), x, dims, keepdims);
 }
 
 Array std(const Array &x, Axes axes, bool keepdims, int ddof) {

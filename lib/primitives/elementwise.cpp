@@ -52,10 +52,10 @@ std::string_view accepts_str(Accepts a) {
     return "integer or bool";
   case Accepts::Any:
     return "real";
-  case Accepts::Inexact:
-    return "floating-point or complex";
+  case Accepts::Inexact: // complex_note() names the complex dtypes
+    return "floating-point";
   case Accepts::Number:
-    return "integer, floating-point or complex";
+    return "integer or floating-point";
   case Accepts::All:
     return "any";
   }
@@ -67,13 +67,23 @@ void expect_arity(std::string_view op, std::span<const AbstractValue> in, size_t
     fail(op, "expects ", n, " operands, got ", in.size());
 }
 
+namespace {
+/// What an error adds for the classes that take complex dtypes besides those accepts_str names.
+std::string_view complex_note(Accepts a, bool plural) {
+  if (a != Accepts::Inexact && a != Accepts::Number)
+    return "";
+  return plural ? " (or complex ones)" : " (or a complex one)";
+}
+} // namespace
+
 std::vector<AbstractValue> unary_shape_rule(std::string_view op, Accepts acc, bool bool_out,
                                             std::span<const AbstractValue> in) {
   expect_arity(op, in, 1);
   if (!accepts(acc, in[0].dtype)) {
     std::string_view what = accepts_str(acc);
     const char *article = std::string_view("aeiou").find(what[0]) == what.npos ? "a " : "an ";
-    fail_kind(ErrorKind::Type, op, "expects ", article, what, " operand, got ", in[0].str());
+    fail_kind(ErrorKind::Type, op, "expects ", article, what, " operand, got ", in[0].str(),
+              complex_note(acc, false));
   }
   if (bool_out)
     return {{in[0].shape, DType::Bool, false}};
@@ -88,7 +98,7 @@ std::vector<AbstractValue> binary_shape_rule(std::string_view op, Accepts acc, b
     fail_kind(ErrorKind::Type, op, "operand dtypes differ: ", x.str(), " and ", y.str());
   if (!accepts(acc, x.dtype))
     fail_kind(ErrorKind::Type, op, "expects ", accepts_str(acc), " operands, got ", x.str(),
-              " and ", y.str());
+              " and ", y.str(), complex_note(acc, true));
   if (x.shape != y.shape)
     fail_kind(ErrorKind::Type, op, "operand shapes differ: ", x.str(), " and ", y.str());
   if (bool_out)
@@ -167,15 +177,24 @@ template <class C> bool is_nan(C c) {
     return false;
 }
 // max and min that propagate NaN from either side, as XLA defines them (used by clamp too).
+// Complex numbers compare lexicographically, by real part and then imaginary part (as XLA's);
+// one with a NaN part is NaN.
+template <class C> bool is_nan(std::complex<C> c) { return is_nan(c.real()) || is_nan(c.imag()); }
+template <class C> bool greater(C a, C b) {
+  if constexpr (is_complex_v<C>)
+    return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
+  else
+    return a > b;
+}
 template <class C> C nan_max(C a, C b) {
   if (is_nan(a) || is_nan(b))
     return is_nan(a) ? a : b;
-  return a > b ? a : b;
+  return greater(a, b) ? a : b;
 }
 template <class C> C nan_min(C a, C b) {
   if (is_nan(a) || is_nan(b))
     return is_nan(a) ? a : b;
-  return a < b ? a : b;
+  return greater(b, a) ? a : b;
 }
 
 // erf^-1: Giles' single-precision approximation ("Approximating the erfinv function", 2010),
@@ -706,14 +725,16 @@ const Primitive &tanh_p = def_unary<Accepts::Inexact>(
       return lax::sub(rules::full_like(x, 1), lax::mul(out, out));
     },
     [](auto x) { return std::tanh(x); });
-const Primitive &logistic_p = def_unary<Accepts::Float>(
+const Primitive &logistic_p = def_unary<Accepts::Inexact>(
     "logistic", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::mul(out, lax::sub(rules::full_like(x, 1), out));
     },
     [](auto x) {
       using C = decltype(x);
-      if (x >= C(0))
+      if constexpr (is_complex_v<C>) // the real formula's two branches, split by re(z)
+        return x.real() >= 0 ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x));
+      else if (x >= C(0))
         return C(1) / (C(1) + std::exp(-x));
       C e = std::exp(x);
       return e / (C(1) + e);
@@ -792,12 +813,18 @@ const Primitive &cbrt_p = def_unary<Accepts::Float>(
       return lax::mul(rules::full_like(x, 1.0 / 3), lax::integer_pow(out, -2));
     },
     [](auto x) { return std::cbrt(x); });
-const Primitive &exp2_p = def_unary<Accepts::Float>(
+const Primitive &exp2_p = def_unary<Accepts::Inexact>(
     "exp2", kNone,
     [](const Array &x, const Array &out, const Params &) -> Array {
       return lax::mul(rules::full_like(x, 0.69314718055994530942), out);
     },
-    [](auto x) { return std::exp2(x); });
+    [](auto x) {
+      using C = decltype(x);
+      if constexpr (is_complex_v<C>) // 2^z = e^(z log 2)
+        return std::exp(x * typename C::value_type(0.69314718055994530942));
+      else
+        return std::exp2(x);
+    });
 const Primitive &erfc_p = def_unary<Accepts::Float>(
     "erfc", kNone,
     [](const Array &x, const Array &, const Params &) -> Array {
@@ -1007,20 +1034,31 @@ const Primitive &pow_p = def_binary<Accepts::Inexact>(
                          lax::mul(lax::log(x), out));
     },
     [](auto a, auto b) { return std::pow(a, b); });
-const Primitive &max_p = def_binary<Accepts::Any>(
+// The derivative of max (min) in one operand: 1 where it is the result, 1/2 at ties (as JAX
+// does); complex operands, which lt/gt reject, find the result by equality with it.
+Array extremum_derivative(const Array &a, const Array &b, const Array &out) {
+  Array one = rules::full_like(a, 1), zero = rules::zeros_of(a);
+  return lax::select(lax::eq(a, b), rules::full_like(a, 0.5),
+                     lax::select(lax::eq(a, out), one, zero));
+}
+const Primitive &max_p = def_binary<Accepts::All>(
     "max", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       // Ties split the derivative evenly, as JAX does.
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      if (is_complex(a.dtype()))
+        return extremum_derivative(a, b, out);
       return lax::add(
           lax::convert_element_type(lax::gt(a, b), a.dtype()),
           lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));
     },
     [](auto a, auto b) { return nan_max(a, b); });
-const Primitive &min_p = def_binary<Accepts::Any>(
+const Primitive &min_p = def_binary<Accepts::All>(
     "min", kNone,
     [](const Array &x, const Array &y, const Array &out, int which) -> Array {
       const Array &a = which == 0 ? x : y, &b = which == 0 ? y : x;
+      if (is_complex(a.dtype()))
+        return extremum_derivative(a, b, out);
       return lax::add(
           lax::convert_element_type(lax::lt(a, b), a.dtype()),
           lax::mul(rules::full_like(a, 0.5), lax::convert_element_type(lax::eq(a, b), a.dtype())));

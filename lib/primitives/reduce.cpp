@@ -28,18 +28,28 @@ struct ProdOp {
   template <class C> static C identity() { return C(1); }
   template <class C> static C apply(C a, C b) { return wrap_mul(a, b); }
 };
+// Complex numbers order lexicographically (real part, then imaginary part), as XLA's; one with
+// a NaN part is NaN (it compares unequal to itself).
+template <class C> bool lex_greater(C a, C b) {
+  return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
+}
+
 // max/min propagate NaN; on bool they are any/all.
 struct MaxOp {
   template <class C> static C identity() {
     if constexpr (std::is_same_v<C, bool>)
       return false;
+    else if constexpr (is_complex_v<C>)
+      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
     else if constexpr (std::is_floating_point_v<C>)
       return -std::numeric_limits<C>::infinity();
     else
       return std::numeric_limits<C>::lowest();
   }
   template <class C> static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
+    if constexpr (is_complex_v<C>)
+      return (lex_greater(a, b) || a != a) ? a : b;
+    else if constexpr (std::is_floating_point_v<C>)
       return (a > b || a != a) ? a : b;
     else
       return a > b ? a : b;
@@ -49,24 +59,22 @@ struct MinOp {
   template <class C> static C identity() {
     if constexpr (std::is_same_v<C, bool>)
       return true;
+    else if constexpr (is_complex_v<C>)
+      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
     else if constexpr (std::is_floating_point_v<C>)
       return std::numeric_limits<C>::infinity();
     else
       return std::numeric_limits<C>::max();
   }
   template <class C> static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
+    if constexpr (is_complex_v<C>)
+      return (lex_greater(b, a) || a != a) ? a : b;
+    else if constexpr (std::is_floating_point_v<C>)
       return (a < b || a != a) ? a : b;
     else
       return a < b ? a : b;
   }
 };
-
-/// Sums and products are the reductions of complex values (max and min have no order on them).
-template <class Op, class T>
-constexpr bool kComplexOk =
-    !is_complex_v<T> || std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>;
-template <class Op> constexpr bool kTakesComplex = kComplexOk<Op, std::complex<float>>;
 
 // Floating max/min track NaNs apart from the running extremum so that the comparison loop
 // vectorizes (the select `v > a ? v : a` is one SIMD max; a NaN test folded into it is not).
@@ -661,8 +669,6 @@ const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
             const AbstractValue &x = in[0];
             if (!AllowBool && is_bool(x.dtype))
               fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
-            if (!kTakesComplex<Op> && is_complex(x.dtype))
-              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             std::vector<bool> mask = reduced_mask(name, x, params.get_ints("axes"));
             Shape out;
             for (size_t i = 0; i < x.shape.size(); ++i)
@@ -677,7 +683,7 @@ const Primitive &def_reduce(const char *name, uint32_t traits, const Rules &r) {
             std::vector<bool> mask =
                 reduced_mask(name, abstract_of(in[0]), params.get_ints("axes"));
             STRATA_DISPATCH_ALL(in[0].dtype(), T, {
-              if constexpr ((AllowBool || !std::is_same_v<T, bool>) && kComplexOk<Op, T>)
+              if constexpr (AllowBool || !std::is_same_v<T, bool>)
                 reduce_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()),
                                   in[0].shape(), mask);
             });
@@ -807,6 +813,8 @@ template <bool IsMax> const Primitive &def_arg(const char *name) {
           [name](std::span<const AbstractValue> in, const Params &params) {
             expect_arity(name, in, 1);
             const AbstractValue &x = in[0];
+            if (is_complex(x.dtype))
+              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             int64_t rank = static_cast<int64_t>(x.shape.size());
             int64_t axis = params.get_int("axis");
             if (axis < -rank || axis >= rank)
@@ -949,8 +957,6 @@ const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
             const AbstractValue &x = in[0];
             if (!AllowBool && is_bool(x.dtype))
               fail_kind(ErrorKind::Type, name, "expects a numeric operand, got ", x.str());
-            if (!kTakesComplex<Op> && is_complex(x.dtype))
-              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             int64_t rank = static_cast<int64_t>(x.shape.size());
             int64_t axis = params.get_int("axis");
             if (axis < -rank || axis >= rank)
@@ -965,7 +971,7 @@ const Primitive &def_cum(const char *name, uint32_t traits, const Rules &r) {
                                    normalize_axis_param(params.get_int("axis"), in[0].ndim()));
             bool reverse = params.get_bool("reverse");
             STRATA_DISPATCH_ALL(in[0].dtype(), T, {
-              if constexpr ((AllowBool || !std::is_same_v<T, bool>) && kComplexOk<Op, T>)
+              if constexpr (AllowBool || !std::is_same_v<T, bool>)
                 cum_kernel<Op>(in[0].data<T>(), static_cast<T *>(y.mutable_data()), v, reverse);
             });
             return std::vector<Array>{y};

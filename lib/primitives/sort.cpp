@@ -29,8 +29,57 @@ std::vector<AbstractValue> sort_shape_rule(std::span<const AbstractValue> in,
   return {in.begin(), in.end()};
 }
 
+/// The real and imaginary parts of a complex array, as two arrays of its parts' dtype.
+template <class R> std::pair<Array, Array> parts_as(const Array &x) {
+  Array re = Array::empty(x.shape(), dtype_of<R>::value);
+  Array im = Array::empty(x.shape(), dtype_of<R>::value);
+  const auto *z = x.data<std::complex<R>>();
+  R *pr = static_cast<R *>(re.mutable_data()), *pi = static_cast<R *>(im.mutable_data());
+  for (int64_t i = 0, n = x.size(); i < n; ++i) {
+    pr[i] = z[i].real();
+    pi[i] = z[i].imag();
+  }
+  return {re, im};
+}
+std::pair<Array, Array> complex_parts(const Array &x) {
+  return x.dtype() == DType::Complex64 ? parts_as<float>(x) : parts_as<double>(x);
+}
+
+std::vector<Array> sort_impl(std::span<const Array> in, const Params &params,
+                             std::span<const AbstractValue> out);
+
+/// A sort whose keys include complex operands: each complex key becomes two real keys (its
+/// real, then its imaginary part: numpy's and XLA's lexicographic order) and every operand rides
+/// along as a payload, whose sorted copies are the results.
+std::vector<Array> sort_complex_keys(std::span<const Array> in, const Params &params,
+                                     std::span<const AbstractValue> out) {
+  int64_t num_keys = params.get_int("num_keys");
+  std::vector<Array> ops;
+  std::vector<AbstractValue> avals;
+  for (int64_t i = 0; i < num_keys; ++i) {
+    if (is_complex(in[i].dtype())) {
+      auto [re, im] = complex_parts(in[i]);
+      ops.push_back(re);
+      ops.push_back(im);
+    } else {
+      ops.push_back(in[i]);
+    }
+  }
+  int64_t keys = static_cast<int64_t>(ops.size());
+  ops.insert(ops.end(), in.begin(), in.end());
+  for (const Array &a : ops)
+    avals.push_back(abstract_of(a));
+  Params p = params;
+  p.set("num_keys", keys);
+  std::vector<Array> sorted = sort_impl(ops, p, avals);
+  return {sorted.begin() + keys, sorted.end()};
+}
+
 std::vector<Array> sort_impl(std::span<const Array> in, const Params &params,
                              std::span<const AbstractValue> out) {
+  for (int64_t i = 0, k = params.get_int("num_keys"); i < k; ++i)
+    if (is_complex(in[i].dtype()))
+      return sort_complex_keys(in, params, out);
   const Shape &shape = in[0].shape();
   int64_t rank = static_cast<int64_t>(shape.size());
   int64_t dim = params.get_int("dimension");

@@ -416,6 +416,11 @@ Array.copy_to_host_async = lambda self: None
 _device_name = Array.device.fget  # the core's "cpu:0"-style name
 Array.device = property(lambda self: _device(_device_name(self)) if self.is_concrete else None)
 Array.devices = lambda self: {self.device} if self.is_concrete else set()
+# complex family: x.real, x.imag, x.conj(), x.conjugate() as jax.Array's.
+Array.real = property(lambda self: numpy.real(self))
+Array.imag = property(lambda self: numpy.imag(self))
+Array.conj = lambda self: numpy.conjugate(self)
+Array.conjugate = lambda self: numpy.conjugate(self)
 Array.var = lambda self, axis=None, keepdims=False, ddof=0: numpy.var(self, axis, keepdims, ddof)
 Array.std = lambda self, axis=None, keepdims=False, ddof=0: numpy.std(self, axis, keepdims, ddof)
 for _name in ("sum", "prod", "max", "min", "mean", "all", "any"):

@@ -948,8 +948,10 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
-    """The dot product of the flattened a and b."""
+    """The dot product of the flattened a and b, a conjugated when complex."""
     a, b = _promote(_c.ravel(arr(a)), _c.ravel(arr(b)))
+    if a.dtype.kind == "c":
+        a = _core.lax.conj(a)
     if a.shape != b.shape:
         raise TypeError(f"[vdot] sizes differ: {a.shape[0]} vs {b.shape[0]}")
     return tensordot(a, b, 1, preferred_element_type=preferred_element_type)

@@ -187,6 +187,8 @@ std::string edge_mismatches(const Row &r, DType dtype) {
 }
 
 void check_edges(const Row &r, DType dtype) {
+  if (!r.not_compiled.empty())
+    GTEST_SKIP() << r.not_compiled;
   Rng rng(1);
   std::vector<Array> in = r.gen(rng);
   if (std::none_of(in.begin(), in.end(), [](const Array &x) { return is_floating(x.dtype()); }))

@@ -211,3 +211,38 @@ def test_jit_says_complex_is_not_compiled():
         strata.jit(lambda z: z * 2)(jnp.asarray(Z))
     with pytest.raises(TypeError, match="not compiled"):
         strata.jit(lambda x: jnp.abs(x * 1j))(jnp.ones(3))
+
+
+def test_maximum_minimum_round_floor():
+    a = np.array([1 + 5j, 2 - 1j, 1 + 2j], np.complex64)
+    b = np.array([2 - 9j, 2 + 1j, 1 + 1j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.maximum(a, b)), np.maximum(a, b))
+    np.testing.assert_array_equal(np.asarray(jnp.minimum(a, b)), np.minimum(a, b))
+    z = np.array([1.5 - 2.5j, -0.4 + 3.6j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.round(z)), np.round(z))
+    with pytest.raises(TypeError, match="floor"):
+        jnp.floor(jnp.asarray(z))
+
+
+def test_statistics_vdot_and_array_attributes():
+    x = jnp.asarray(Z)
+    with np.errstate(all="ignore"):
+        close(jnp.var(x), np.var(Z), rtol=1e-5)
+        close(jnp.std(x), np.std(Z), rtol=1e-5)
+        close(jnp.var(x.reshape(1, 5), axis=1, ddof=1), np.var(Z.reshape(1, 5), axis=1, ddof=1),
+              rtol=1e-5)
+    w = Z[::-1].copy()
+    close(jnp.vdot(x, jnp.asarray(w)), np.vdot(Z, w), rtol=1e-5)
+    close(x.real, Z.real)
+    close(x.imag, Z.imag)
+    close(x.conj(), Z.conj())
+    close(x.conjugate(), Z.conjugate())
+    close(jnp.asarray([1.0, 2.0]).imag, np.zeros(2, np.float32))
+    close(jnp.exp2(x), np.exp2(Z), rtol=1e-5)
+    close(lax.logistic(x), 1 / (1 + np.exp(-Z)), rtol=1e-5)
+
+
+def test_sort_is_lexicographic_as_numpy():
+    v = np.array([2 + 1j, 1 + 5j, 2 - 1j, -1 + 0j, 1 - 5j, 0.5 + 0.5j], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.sort(jnp.asarray(v))), np.sort(v))
+    np.testing.assert_array_equal(np.asarray(jnp.argsort(jnp.asarray(v))), np.argsort(v))

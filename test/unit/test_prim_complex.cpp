@@ -111,6 +111,8 @@ const std::vector<UnaryRow> &unary_rows() {
       {"acosh", lax::acosh, o_acosh},
       {"atanh", lax::atanh, o_atanh},
       {"sign", lax::sign, [](CLD z) { return z / std::hypot(z.real(), z.imag()); }},
+      {"exp2", lax::exp2, [](CLD z) { return o_exp(z * std::log(LD(2))); }},
+      {"logistic", lax::logistic, [](CLD z) { return LD(1) / (LD(1) + o_exp(-z)); }},
       {"integer_pow3", [](const Array &x) { return lax::integer_pow(x, 3); },
        [](CLD z) { return z * z * z; }},
       {"integer_pow-2", [](const Array &x) { return lax::integer_pow(x, -2); },
@@ -246,7 +248,7 @@ TEST(Complex, PartsAndConstruction) {
   expect_error([] { lax::conj(make({1.0}, int32)); }, {"[conj]", "i32[1]"});
   expect_error([] { lax::lt(cmake({{1, 1}}), cmake({{1, 1}})); }, {"[lt]", "c128[1]"});
   expect_error([] { lax::floor(cmake({{1, 1}})); }, {"[floor]", "c128[1]"});
-  expect_error([] { lax::reduce_max(cmake({{1, 1}}), {0}); }, {"[reduce_max]", "c128[1]"});
+  expect_error([] { lax::argmax(cmake({{1, 1}}), 0, int32); }, {"[argmax]", "c128[1]"});
   // Empty and rank-0 operands.
   expect_complex(lax::complex(make({}, float32), make({}, float32)), {}, complex64, 0);
   EXPECT_EQ(lax::real(Array(CD(2, 3))).item<double>(), 2);
@@ -456,4 +458,57 @@ TEST(Complex, LinearPrimitivesVjpAndVmap) {
   for (int64_t i = 0; i < zs.shape(0); ++i)
     gl.push_back(cvalues(grad([](const Array &z) { return lax::abs(lax::sin(z)); })(zs[{i}]))[0]);
   expect_complex(gb, gl, complex64, 1e-6);
+}
+
+// max and min order complex numbers lexicographically (real part, then imaginary part), as
+// XLA's; a NaN part propagates; the derivative follows the chosen operand, halved at ties.
+TEST(Complex, MaxMinLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{1, 5}, {2, -1}, {1, 2}, {kNaN, 0}, {3, 3}}, t);
+    Array y = cmake({{2, -9}, {2, 1}, {1, 1}, {0, 0}, {3, 3}}, t);
+    expect_complex(lax::max(x, y), {{2, -9}, {2, 1}, {1, 2}, {kNaN, 0}, {3, 3}}, t, 0);
+    expect_complex(lax::min(x, y), {{1, 5}, {2, -1}, {1, 1}, {kNaN, 0}, {3, 3}}, t, 0);
+  }
+  auto [out, tan] =
+      jvp([](const Array &a, const Array &b) { return lax::max(a, b); },
+          std::tuple{cmake({{1, 5}, {2, -1}, {3, 3}}), cmake({{2, -9}, {2, 1}, {3, 3}})},
+          std::tuple{cmake({{1, 1}, {1, 1}, {1, 1}}), cmake({{0, 2}, {0, 2}, {0, 2}})});
+  expect_complex(tan, {{0, 2}, {0, 2}, {0.5, 1.5}}, complex128, 0);
+  expect_complex(grad([](const Array &z) { return lax::real(lax::max(z, Array(CD(0.5, 0)))); })(
+                     Array(CD(1, 2))),
+                 {{1, 0}}, complex128, 0);
+}
+
+TEST(Complex, ReduceMaxMinAndCummaxLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{1, 5}, {2, -1}, {2, -3}, {-1, 9}, {0, 0}, {2, -2}}, t).reshape({2, 3});
+    expect_complex(lax::reduce_max(x, {1}), {{2, -1}, {2, -2}}, t, 0);
+    expect_complex(lax::reduce_min(x, {0, 1}), {{-1, 9}}, t, 0);
+    expect_complex(lax::reduce_max(cmake({{1, kNaN}, {5, 5}}, t), {0}), {{1, kNaN}}, t, 0);
+    expect_complex(lax::cummax(cmake({{1, 5}, {1, 6}, {0, 9}, {2, 0}}, t), 0),
+                   {{1, 5}, {1, 6}, {1, 6}, {2, 0}}, t, 0);
+    expect_complex(lax::reduce_max(cmake({}, t), {0}), {{-kInf, -kInf}}, t, 0);
+  }
+  // The derivative goes to the chosen element (split evenly between ties).
+  expect_complex(grad([](const Array &z) { return lax::real(lax::reduce_max(z, {0})); })(
+                     cmake({{1, 5}, {2, -1}, {2, -3}})),
+                 {{0, 0}, {1, 0}, {0, 0}}, complex128, 0);
+}
+
+// sort orders complex keys lexicographically (real part, then imaginary part), as numpy's
+// sort and XLA's; other operands follow the permutation, and its derivative moves tangents
+// along.
+TEST(Complex, SortLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{2, 1}, {1, 5}, {2, -1}, {-1, 0}, {1, -5}}, t);
+    std::vector<Array> s = lax::sort({x, make({0, 1, 2, 3, 4}, int32)}, 0, 1);
+    expect_complex(s[0], {{-1, 0}, {1, -5}, {1, 5}, {2, -1}, {2, 1}}, t, 0);
+    expect_array(s[1], {3, 4, 1, 2, 0}, {5}, int32);
+    // A complex operand as a payload behind a real key.
+    std::vector<Array> p = lax::sort({make({3, 1, 2}), cmake({{3, 3}, {1, 1}, {2, 2}}, t)}, 0, 1);
+    expect_complex(p[1], {{1, 1}, {2, 2}, {3, 3}}, t, 0);
+  }
+  auto [out, tan] = jvp([](const Array &z) { return lax::sort({z}, 0, 1)[0]; },
+                        std::tuple{cmake({{2, 0}, {1, 0}})}, std::tuple{cmake({{0, 1}, {0, 2}})});
+  expect_complex(tan, {{0, 2}, {0, 1}}, complex128, 0);
 }
