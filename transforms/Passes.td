@@ -850,4 +850,41 @@ def StrataLinalgToRuntime : Pass<"strata-linalg-to-runtime", "::mlir::ModuleOp">
   ];
 }
 
+//===----------------------------------------------------------------------------------===//
+// Fourier transforms (fft family)
+//===----------------------------------------------------------------------------------===//
+
+def StrataFftToRuntime : Pass<"strata-fft-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turns strata.fft into calls of the CPU runtime's FFT.";
+  let description = [{
+    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
+    `strata.fft` on static tensors becomes one call of libstrata's FFT kernel (FFTW with
+    cached plans), the one the eager primitive runs, so jit and eager agree bit for bit. The
+    operand is read through `bufferization.to_buffer` and the result is a fresh `memref.alloc`
+    read back with `bufferization.to_tensor`, as strata-sort-scan-to-runtime does. The call
+    takes scalars only: `strata_rt_fft(kind, real_dtype, rank, n0, n1, n2, batch, in, out)`
+    with kind 0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT, the transform's real dtype code, the lengths
+    (unused ones 1) and the product of the leading dimensions.
+
+    Before => after:
+
+    ```mlir
+    %0 = strata.fft %x, fft_type = "RFFT", fft_lengths = [8]
+        : (tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>>
+    // =>
+    %in = bufferization.to_buffer %x read_only : tensor<3x8xf32> to memref<3x8xf32>
+    %out = memref.alloc() : memref<3x5xcomplex<f32>>
+    ... (their aligned pointers as i64)
+    call @strata_rt_fft(%c2, %c11, %c1, %c8, %c1, %c1, %c3, %pin, %pout) : (i64, ...) -> ()
+    %0 = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // STRATA_PASSES_TD

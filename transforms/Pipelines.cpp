@@ -204,6 +204,8 @@ PipelineStages cpuLoweringStages() {
        [](OpPassManager &pm) {
          pm.addPass(createStrataSortScanToRuntime());
          pm.addPass(createStrataLinalgToRuntime()); // linalg: LAPACK calls
+         // fft family: FFTs call libstrata's FFTW kernel.
+         pm.addPass(createStrataFftToRuntime());
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

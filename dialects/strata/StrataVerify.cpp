@@ -56,10 +56,12 @@ Type mlir::strata::toElementType(MLIRContext *ctx, ::strata::DType d) {
     return Float32Type::get(ctx);
   case DType::Float64:
     return Float64Type::get(ctx);
-  // The dialect has no complex element types; jit/Staging.cpp rejects complex values first.
+  // Complex tensors verify (strata.fft takes and makes them); jit/Staging.cpp still rejects
+  // complex values before any op is built.
   case DType::Complex64:
+    return ComplexType::get(Float32Type::get(ctx));
   case DType::Complex128:
-    return {};
+    return ComplexType::get(Float64Type::get(ctx));
   }
   return {};
 }

@@ -189,4 +189,11 @@ STRATA_EXPORT Array imag(const Array &x);
 /// The complex conjugate; of an f32/f64 array, its complex value (as lax.conj).
 STRATA_EXPORT Array conj(const Array &x);
 
+// ---- Fourier transforms (fft family) --------------------------------------------------------
+/// lax.fft over the trailing len(fft_lengths) axes (1 to 3): fft_type "FFT" / "IFFT" (complex to
+/// complex, IFFT scaled by 1/prod(fft_lengths)), "RFFT" (f32/f64 to c64/c128, last axis n/2+1),
+/// "IRFFT" (the reverse, scaled); case-insensitive, as JAX's strings.
+STRATA_EXPORT Array fft(const Array &x, std::string_view fft_type,
+                        const std::vector<int64_t> &fft_lengths);
+
 } // namespace strata::lax

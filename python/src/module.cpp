@@ -50,6 +50,8 @@ PYBIND11_MODULE(_core, m) {
   // complex family
   python::init_complex(m);
   python::init_linalg(m); // linear algebra
+  // fft family
+  python::init_fft(m);
   m.def(
       "devices",
       [] {

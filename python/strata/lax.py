@@ -322,3 +322,5 @@ from strata._lax_scan import (  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 from strata import _lax_linalg as linalg  # noqa: E402,F401
 _sys.modules[__name__ + ".linalg"] = linalg
+# Fourier transforms (fft family): lax.fft with FftType and JAX's dtype conversions.
+from strata._fft import FftType, fft  # noqa: E402,F401

@@ -8,6 +8,8 @@
 #include "runtime/host/SortScanRuntime.h"
 // linalg
 #include "runtime/host/LinalgRuntime.h"
+// fft family
+#include "runtime/host/FftRuntime.h"
 
 #include "strata/internal/blas.h"
 #include "strata/internal/host_memory.h"
@@ -85,7 +87,9 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
        reinterpret_cast<void *>(&strata_rt_lu_pivots_to_permutation)},
       {"strata_rt_qr", reinterpret_cast<void *>(&strata_rt_qr)},
       {"strata_rt_svd", reinterpret_cast<void *>(&strata_rt_svd)},
-      {"strata_rt_triangular_solve", reinterpret_cast<void *>(&strata_rt_triangular_solve)}};
+      {"strata_rt_triangular_solve", reinterpret_cast<void *>(&strata_rt_triangular_solve)},
+      // fft family
+      {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)}};
 }
 
 } // namespace strata::rt

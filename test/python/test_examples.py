@@ -103,3 +103,22 @@ def test_gaussian_process_likelihood_gradient_and_fit():
     assert history[-1] > history[0] + 5 and all(np.isfinite(history))
     mean, _ = gp.predict(fitted, x, y, x_test)
     assert np.sqrt(np.mean((np.asarray(mean) - np.sin(3 * x_test[:, 0])) ** 2)) < 0.15
+
+
+@pytest.mark.parametrize("n,taps", [(64, 9), (33, 4), (1, 1)])
+def test_fft_convolution_matches_direct_convolution(n, taps):
+    from conftest import x64_mode
+    with x64_mode():
+        got, want, g, fd = load("fft_convolution").run(n=n, taps=taps, batch=3, verbose=False)
+    ref = np.stack([np.convolve(x, k) for x, k in zip(*_fft_conv_inputs(n, taps, 3))])
+    np.testing.assert_allclose(got, ref, atol=1e-10)
+    np.testing.assert_allclose(want, ref, atol=1e-10)
+    np.testing.assert_allclose(g, fd, atol=1e-6)
+
+
+def _fft_conv_inputs(n, taps, batch, seed=0):
+    """The signals and kernel fft_convolution.run draws (repeated with each signal)."""
+    rng = np.random.default_rng(seed)
+    xs = rng.standard_normal((batch, n))
+    k = rng.standard_normal(taps)
+    return xs, [k] * batch

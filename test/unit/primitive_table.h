@@ -707,6 +707,33 @@ inline std::vector<Row> make_rows() {
              lax::transpose(signs_by_first_row(lax::transpose(f.vh, {0, 2, 1}), f.u), {0, 2, 1});
          return std::vector<Array>{signs_by_first_row(f.u, f.u), f.s, vt};
        }});
+  // ---- Fourier transforms (fft family)
+  // Real f64 x and y form z = x + iy; every fft_type at even and odd lengths and at 1 to 3 axes,
+  // read back as real parts. The IRFFT operands are half spectra cut from z.
+  {
+    Gen xy = [](Rng &r) {
+      Shape s{2, 4, 6};
+      std::vector<Array> v = {uniform(r, s), uniform(r, s)};
+      return v;
+    };
+    Row r = {"fft", xy, [](const std::vector<Array> &in) {
+               Array z = lax::complex(in[0], in[1]);
+               Array half = lax::slice(z, {0, 0, 0}, {2, 4, 4});
+               Array odd = lax::slice(z, {0, 0, 0}, {2, 4, 3});
+               Array x5 = lax::slice(in[0], {0, 0, 0}, {2, 4, 5});
+               Array a = lax::fft(z, "FFT", {6}), b = lax::fft(z, "IFFT", {4, 6});
+               Array c = lax::fft(x5, "RFFT", {4, 5}), d = lax::fft(z, "FFT", {2, 4, 6});
+               return std::vector<Array>{lax::real(a),
+                                         lax::imag(b),
+                                         lax::real(c),
+                                         lax::imag(c),
+                                         lax::fft(half, "IRFFT", {4, 6}),
+                                         lax::fft(odd, "IRFFT", {5}),
+                                         lax::imag(d)};
+             }};
+    r.not_compiled = "jit has no complex element types yet";
+    add(r);
+  }
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
   // oracle's transforms, each compiles its transform of the function (jit_call's rules) and
