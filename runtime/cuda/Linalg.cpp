@@ -13,7 +13,18 @@
 namespace strata::cuda {
 namespace {
 
-DType dtype_of(int64_t d) { return static_cast<DType>(d); }
+/// The float32 or float64 dtype of code `d`; anything else throws before a device is touched
+/// (the shape rules reject other dtypes, so only a miscompiled call gets here).
+DType float_dtype(const char *op, int64_t d) {
+  if (d == static_cast<int64_t>(DType::Float32) || d == static_cast<int64_t>(DType::Float64))
+    return static_cast<DType>(d);
+  std::string what = d >= 0 && d <= static_cast<int64_t>(DType::Float64)
+                         ? std::string(dtype_name(static_cast<DType>(d)))
+                         : "code " + std::to_string(d);
+  throw Error(std::string("[") + op + "] the CUDA runtime takes float32 or float64 matrices, not " +
+                  what,
+              ErrorKind::Type);
+}
 void *device_ptr(int64_t a) { return reinterpret_cast<void *>(static_cast<intptr_t>(a)); }
 
 /// A host copy of one device buffer of `nbytes` (the operand's bytes read after the work queued
@@ -69,10 +80,10 @@ using namespace strata::cuda;
 extern "C" void strata_rt_cuda_cholesky(int64_t dtype, int64_t batch, int64_t n, int64_t a,
                                         int64_t l, int64_t symmetrize_input) {
   guarded("cholesky", [&](int d) {
-    size_t bytes = elements(batch, n, n) * strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("cholesky", dtype);
+    size_t bytes = elements(batch, n, n) * strata::itemsize(dt);
     Staged in(d, a, bytes), out(d, l, bytes);
-    strata::linalg_cholesky(dtype_of(dtype), batch, n, in.load().data(), out.data(),
-                            symmetrize_input != 0);
+    strata::linalg_cholesky(dt, batch, n, in.load().data(), out.data(), symmetrize_input != 0);
     out.store();
   });
 }
@@ -80,14 +91,15 @@ extern "C" void strata_rt_cuda_cholesky(int64_t dtype, int64_t batch, int64_t n,
 extern "C" void strata_rt_cuda_triangular_solve(int64_t dtype, int64_t batch, int64_t m, int64_t n,
                                                 int64_t a, int64_t b, int64_t x, int64_t flags) {
   guarded("triangular_solve", [&](int d) {
-    size_t size = strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("triangular_solve", dtype);
+    size_t size = strata::itemsize(dt);
     int64_t k = (flags & 1) ? m : n;
     Staged sa(d, a, elements(batch, k, k) * size), sb(d, b, elements(batch, m, n) * size),
         sx(d, x, elements(batch, m, n) * size);
     sa.load();
     sb.load();
-    strata::linalg_triangular_solve(dtype_of(dtype), batch, m, n, sa.data(), sb.data(), sx.data(),
-                                    flags & 1, flags & 2, flags & 4, flags & 8);
+    strata::linalg_triangular_solve(dt, batch, m, n, sa.data(), sb.data(), sx.data(), flags & 1,
+                                    flags & 2, flags & 4, flags & 8);
     sx.store();
   });
 }
@@ -95,12 +107,12 @@ extern "C" void strata_rt_cuda_triangular_solve(int64_t dtype, int64_t batch, in
 extern "C" void strata_rt_cuda_lu(int64_t dtype, int64_t batch, int64_t m, int64_t n, int64_t a,
                                   int64_t lu, int64_t pivots, int64_t permutation) {
   guarded("lu", [&](int d) {
-    size_t bytes = elements(batch, m, n) * strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("lu", dtype);
+    size_t bytes = elements(batch, m, n) * strata::itemsize(dt);
     Staged in(d, a, bytes), out(d, lu, bytes),
         piv(d, pivots, elements(batch, 1, std::min(m, n)) * sizeof(int32_t)),
         perm(d, permutation, elements(batch, 1, m) * sizeof(int32_t));
-    strata::linalg_lu(dtype_of(dtype), batch, m, n, in.load().data(), out.data(), piv.ints(),
-                      perm.ints());
+    strata::linalg_lu(dt, batch, m, n, in.load().data(), out.data(), piv.ints(), perm.ints());
     out.store();
     piv.store();
     perm.store();
@@ -120,13 +132,14 @@ extern "C" void strata_rt_cuda_lu_pivots_to_permutation(int64_t batch, int64_t k
 extern "C" void strata_rt_cuda_qr(int64_t dtype, int64_t batch, int64_t m, int64_t n, int64_t a,
                                   int64_t q, int64_t r, int64_t full_matrices) {
   guarded("qr", [&](int d) {
-    size_t size = strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("qr", dtype);
+    size_t size = strata::itemsize(dt);
     int64_t k = std::min(m, n);
     bool full = full_matrices != 0;
     Staged in(d, a, elements(batch, m, n) * size),
         sq(d, q, elements(batch, m, full ? m : k) * size),
         sr(d, r, elements(batch, full ? m : k, n) * size);
-    strata::linalg_qr(dtype_of(dtype), batch, m, n, in.load().data(), sq.data(), sr.data(), full);
+    strata::linalg_qr(dt, batch, m, n, in.load().data(), sq.data(), sr.data(), full);
     sq.store();
     sr.store();
   });
@@ -135,11 +148,11 @@ extern "C" void strata_rt_cuda_qr(int64_t dtype, int64_t batch, int64_t m, int64
 extern "C" void strata_rt_cuda_eigh(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t v,
                                     int64_t w, int64_t lower) {
   guarded("eigh", [&](int d) {
-    size_t size = strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("eigh", dtype);
+    size_t size = strata::itemsize(dt);
     Staged in(d, a, elements(batch, n, n) * size), sv(d, v, elements(batch, n, n) * size),
         sw(d, w, elements(batch, 1, n) * size);
-    strata::linalg_eigh(dtype_of(dtype), batch, n, in.load().data(), sv.data(), sw.data(),
-                        lower != 0);
+    strata::linalg_eigh(dt, batch, n, in.load().data(), sv.data(), sw.data(), lower != 0);
     sv.store();
     sw.store();
   });
@@ -148,14 +161,15 @@ extern "C" void strata_rt_cuda_eigh(int64_t dtype, int64_t batch, int64_t n, int
 extern "C" void strata_rt_cuda_svd(int64_t dtype, int64_t batch, int64_t m, int64_t n, int64_t a,
                                    int64_t s, int64_t u, int64_t vt, int64_t full_matrices) {
   guarded("svd", [&](int d) {
-    size_t size = strata::itemsize(dtype_of(dtype));
+    strata::DType dt = float_dtype("svd", dtype);
+    size_t size = strata::itemsize(dt);
     int64_t k = std::min(m, n);
     bool full = full_matrices != 0, uv = u != 0 && vt != 0;
     Staged in(d, a, elements(batch, m, n) * size), ss(d, s, elements(batch, 1, k) * size),
         su(d, u, uv ? elements(batch, m, full ? m : k) * size : 0),
         svt(d, vt, uv ? elements(batch, full ? n : k, n) * size : 0);
-    strata::linalg_svd(dtype_of(dtype), batch, m, n, in.load().data(), ss.data(),
-                       uv ? su.data() : nullptr, uv ? svt.data() : nullptr, full);
+    strata::linalg_svd(dt, batch, m, n, in.load().data(), ss.data(), uv ? su.data() : nullptr,
+                       uv ? svt.data() : nullptr, full);
     ss.store();
     if (uv) {
       su.store();
