@@ -2260,16 +2260,6 @@ def Strata_CholeskyOp : Strata_Op<"cholesky"> {
     triangle of `(x + x^T) / 2` with `symmetrize_input`. The result has its type: the factor
     `L` with `x = L L^T`, zeros above the diagonal, or NaNs where a matrix is not positive
     definite.
-//===== Fourier transforms (fft family)
-//===----------------------------------------------------------------------------------===//
-
-def Strata_FftOp : Strata_Op<"fft"> {
-  let summary = "The discrete Fourier transform over the trailing axes (lax.fft).";
-  let description = [{
-    Applies the `fft` primitive over the last `len(fft_lengths)` (1 to 3) dimensions:
-    `fft_type` "FFT" and "IFFT" map complex to complex (IFFT scaled by 1/prod(fft_lengths)),
-    "RFFT" maps f32/f64 to complex64/complex128 with the last dimension n/2+1, "IRFFT" the
-    reverse. The shape rule checks the trailing dimensions against `fft_lengths`.
 
     Example:
 
@@ -2410,6 +2400,24 @@ def Strata_SvdOp : Strata_Op<"svd"> {
   let assemblyFormat = [{
     $operand `,` `compute_uv` `=` $compute_uv `,` `full_matrices` `=` $full_matrices attr-dict
     `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+//===== Fourier transforms (fft family)
+//===----------------------------------------------------------------------------------===//
+
+def Strata_FftOp : Strata_Op<"fft"> {
+  let summary = "The discrete Fourier transform over the trailing axes (lax.fft).";
+  let description = [{
+    Applies the `fft` primitive over the last `len(fft_lengths)` (1 to 3) dimensions:
+    `fft_type` "FFT" and "IFFT" map complex to complex (IFFT scaled by 1/prod(fft_lengths)),
+    "RFFT" maps f32/f64 to complex64/complex128 with the last dimension n/2+1, "IRFFT" the
+    reverse. The shape rule checks the trailing dimensions against `fft_lengths`.
+
+    Example:
+
+    ```mlir
     %y = strata.fft %x, fft_type = "RFFT", fft_lengths = [8]
         : (tensor<3x8xf32>) -> tensor<3x5xcomplex<f32>>
     ```
