@@ -317,3 +317,7 @@ from strata._lax_indexing import (  # noqa: E402,F401
 from strata._lax_scan import (  # noqa: E402,F401
     associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
     custom_linear_solve)
+# Convolution.
+from strata._lax_conv import (  # noqa: E402,F401
+    ConvDimensionNumbers, conv_dimension_numbers, conv_general_permutations,
+    conv_general_dilated, conv, conv_with_general_padding, conv_transpose)
