@@ -109,3 +109,36 @@ def test_errors():
         jnp.convolve(np.ones((2, 2)), np.ones(2))
     with pytest.raises(ValueError, match="mode must be one of"):
         jnp.correlate(np.ones(3), np.ones(2), "bad")
+
+
+def test_stax_conv_layers_shapes_values_and_training():
+    from strata import random
+    from strata.example_libraries import stax
+    init, apply = stax.serial(stax.Conv(4, (3, 3), padding="SAME"), stax.Relu,
+                              stax.Conv(2, (3, 3), strides=(2, 2)), stax.Flatten, stax.Dense(3),
+                              stax.LogSoftmax)
+    out_shape, params = init(random.key(0), (5, 8, 8, 1))
+    assert out_shape == (5, 3)
+    x = jnp.asarray(rand(5, 8, 8, 1))
+    W, b = params[0]
+    assert W.shape == (3, 3, 1, 4) and b.shape == (1, 1, 1, 4)
+    first = stax.Conv(4, (3, 3), padding="SAME")[1](params[0], x)
+    want = F.conv2d(torch.tensor(np.asarray(x)).permute(0, 3, 1, 2),
+                    torch.tensor(np.asarray(W)).permute(3, 2, 0, 1), padding=1)
+    np.testing.assert_allclose(np.asarray(first - b), want.permute(0, 2, 3, 1).numpy(),
+                               rtol=1e-4, atol=1e-5)
+    labels = jnp.asarray(np.eye(3, dtype=np.float32)[[0, 1, 2, 0, 1]])
+
+    def loss(p):
+        return -jnp.mean(jnp.sum(apply(p, x) * labels, axis=1))
+    before = float(loss(params))
+    for _ in range(20):
+        g = strata.grad(loss)(params)
+        params = strata.tree_util.tree_map(lambda p, d: p - 0.1 * d, params, g)
+    assert float(loss(params)) < 0.5 * before
+    for layer, shape in [(stax.Conv1D(3, (2,)), (2, 5, 3)),
+                         (stax.ConvTranspose(3, (3, 3), strides=(2, 2)), (2, 11, 11, 3)),
+                         (stax.Conv1DTranspose(3, (2,), padding="SAME"), (2, 6, 3))]:
+        s, p = layer[0](random.key(1), (2, 6, 2) if len(shape) == 3 else (2, 5, 5, 2))
+        assert s == shape
+        assert layer[1](p, jnp.zeros((2, 6, 2) if len(shape) == 3 else (2, 5, 5, 2))).shape == shape
