@@ -34,10 +34,15 @@ dnnl::engine &engine() {
 }
 
 /// oneDNN's OpenMP team takes Strata's thread count (STRATA_NUM_THREADS), as every other parallel
-/// kernel does; the setting belongs to the calling thread, so it is made before each call.
+/// kernel does; the setting belongs to the calling thread, so it is made before each call. The
+/// function is looked up in the GNU OpenMP runtime that libdnnl loads: jit-compiled code may
+/// bring LLVM's libomp into the process too, whose omp_set_num_threads oneDNN never reads.
 void use_strata_threads() {
   using SetFn = void (*)(int);
-  static SetFn set = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  static SetFn set = [] {
+    void *gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return gomp ? reinterpret_cast<SetFn>(dlsym(gomp, "omp_set_num_threads")) : nullptr;
+  }();
   if (set)
     set(num_threads());
 }
