@@ -206,6 +206,7 @@ PipelineStages cpuLoweringStages() {
          pm.addPass(createStrataLinalgToRuntime()); // linalg: LAPACK calls
          // fft family: FFTs call libstrata's FFTW kernel.
          pm.addPass(createStrataFftToRuntime());
+         pm.addPass(createStrataConvToRuntime()); // convolution: libstrata's kernel
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

@@ -195,5 +195,22 @@ STRATA_EXPORT Array conj(const Array &x);
 /// "IRFFT" (the reverse, scaled); case-insensitive, as JAX's strings.
 STRATA_EXPORT Array fft(const Array &x, std::string_view fft_type,
                         const std::vector<int64_t> &fft_lengths);
+// ---- Convolution --------------------------------------------------------------------------
+/// Which dimensions of lhs, rhs and the output are batch/feature/spatial (as JAX's
+/// ConvDimensionNumbers): lhs_spec = (batch, feature, spatial...), rhs_spec = (out feature,
+/// in feature, spatial...), out_spec = (batch, feature, spatial...).
+struct ConvDimensionNumbers {
+  std::vector<int64_t> lhs_spec, rhs_spec, out_spec;
+};
+/// XLA's convolution, as lax.conv_general_dilated: padding holds one (low, high) pair per
+/// spatial dimension (negative crops); empty dilations mean 1; no dimension numbers mean
+/// NC..., OI..., NC... .
+STRATA_EXPORT Array
+conv_general_dilated(const Array &lhs, const Array &rhs, const std::vector<int64_t> &window_strides,
+                     const std::vector<std::pair<int64_t, int64_t>> &padding,
+                     std::vector<int64_t> lhs_dilation = {}, std::vector<int64_t> rhs_dilation = {},
+                     std::optional<ConvDimensionNumbers> dimension_numbers = std::nullopt,
+                     int64_t feature_group_count = 1, int64_t batch_group_count = 1,
+                     std::optional<DType> preferred_element_type = std::nullopt);
 
 } // namespace strata::lax

@@ -74,6 +74,8 @@ void init_callback(py::module_ &m);
 void init_complex(py::module_ &m);
 // fft family: lax.fft (after init_lax).
 void init_fft(py::module_ &m);
+// convolution (python/src/conv.cpp): binds into the lax submodule init_lax made.
+void init_conv(py::module_ &m);
 /// Binds NS::NAME(x) as M.NAME(x) (one array argument, converted from any array-like).
 #define STRATA_PY_UNARY_OF(M, NS, NAME)                                                            \
   M.def(#NAME, [](py::handle x) { return NS::NAME(to_array(x)); }, py::arg("x"))

@@ -52,6 +52,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_linalg(m); // linear algebra
   // fft family
   python::init_fft(m);
+  python::init_conv(m); // convolution
   m.def(
       "devices",
       [] {

@@ -324,3 +324,7 @@ from strata import _lax_linalg as linalg  # noqa: E402,F401
 _sys.modules[__name__ + ".linalg"] = linalg
 # Fourier transforms (fft family): lax.fft with FftType and JAX's dtype conversions.
 from strata._fft import FftType, fft  # noqa: E402,F401
+# Convolution.
+from strata._lax_conv import (  # noqa: E402,F401
+    ConvDimensionNumbers, conv_dimension_numbers, conv_general_permutations,
+    conv_general_dilated, conv, conv_with_general_padding, conv_transpose)

@@ -4,6 +4,7 @@
 #include "runtime/host/HostRuntime.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "runtime/host/ConvRuntime.h" // convolution
 #include "runtime/host/HostCallback.h"
 #include "runtime/host/SortScanRuntime.h"
 // linalg
@@ -89,7 +90,9 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_svd", reinterpret_cast<void *>(&strata_rt_svd)},
       {"strata_rt_triangular_solve", reinterpret_cast<void *>(&strata_rt_triangular_solve)},
       // fft family
-      {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)}};
+      {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)},
+      // convolution
+      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)}};
 }
 
 } // namespace strata::rt

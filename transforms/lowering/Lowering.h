@@ -110,6 +110,8 @@ void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
 void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
+/// conv_general_dilated (one linalg.generic; the GPU's path).
+void populateConvToLinalgPatterns(RewritePatternSet &patterns);
 
 /// strata.host_callback => calls of the runtime (before bufferization).
 LogicalResult lowerHostCallbacks(Operation *root);
