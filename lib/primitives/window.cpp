@@ -96,9 +96,6 @@ void check_geometry(std::string_view op, const AbstractValue &x, const Geometry 
     if (g.base[d] < 1 || g.wdil[d] < 1)
       fail(op, "dilations must be positive, got base ", g.base[d], " and window ", g.wdil[d],
            " in dimension ", d);
-    if (g.lo[d] < 0 || g.hi[d] < 0)
-      fail(op, "padding must be non-negative, got (", g.lo[d], ", ", g.hi[d], ") in dimension ", d,
-           " of ", x.str());
   }
 }
 
@@ -566,23 +563,17 @@ Array select_bind(const char *name, const Array &v, const Array &x, const Geomet
 }
 
 // ---- The general reduce_window -----------------------------------------------------------------
-// Inputs: the computation's consts, the n operands, the n scalar initial values. Parameters: the
-// window, "computation" (2n scalars -> n scalars: the accumulators, then the elements), and "fn",
-// the same reduction written with pad, slice and the vmapped computation, through which levels
-// without a rule of their own trace (jit stages it: a kCall primitive).
+// Inputs: the n operands, then the n scalar initial values. Parameters: the window, "computation"
+// (2n scalars -> n scalars: the accumulators, then the elements; it closes over no tracer, as in
+// JAX), and "fn", the same reduction written with pad, slice and the vmapped computation, through
+// which levels without a rule of their own trace (jit stages it: a kCall primitive).
 constexpr const char *kGeneral = "reduce_window";
 
-struct GeneralParts {
-  std::vector<Array> consts, operands, inits;
-};
-GeneralParts general_parts(std::span<const Array> in, const Params &params) {
-  size_t nc = params.get_fn("computation").num_consts;
-  size_t n = (in.size() - nc) / 2;
-  GeneralParts p;
-  p.consts.assign(in.begin(), in.begin() + static_cast<long>(nc));
-  p.operands.assign(in.begin() + static_cast<long>(nc), in.begin() + static_cast<long>(nc + n));
-  p.inits.assign(in.begin() + static_cast<long>(nc + n), in.end());
-  return p;
+/// The operands (first half of the inputs) and initial values (second half).
+std::pair<std::vector<Array>, std::vector<Array>> general_parts(std::span<const Array> in) {
+  size_t n = in.size() / 2;
+  return {{in.begin(), in.begin() + static_cast<long>(n)},
+          {in.begin() + static_cast<long>(n), in.end()}};
 }
 
 /// The general reduction by composition: the operands padded with their initial values (which
@@ -590,44 +581,33 @@ GeneralParts general_parts(std::span<const Array> in, const Params &params) {
 /// accumulators by the computation vmapped over the outputs.
 std::vector<Array> general_by_slices(const SubFn &computation, const Geometry &g,
                                      const std::vector<Array> &in) {
-  GeneralParts p;
-  size_t nc = computation.num_consts, n = (in.size() - nc) / 2;
-  p.consts.assign(in.begin(), in.begin() + static_cast<long>(nc));
-  p.operands.assign(in.begin() + static_cast<long>(nc), in.begin() + static_cast<long>(nc + n));
-  p.inits.assign(in.begin() + static_cast<long>(nc + n), in.end());
-  Shape out = g.out_shape(p.operands[0].shape());
+  auto [operands, inits] = general_parts(in);
+  size_t n = operands.size(), r = g.rank();
+  Shape out = g.out_shape(operands[0].shape());
   int64_t total = num_elements(out);
-  size_t r = g.rank();
   std::vector<Array> acc;
-  for (const Array &init : p.inits)
+  for (const Array &init : inits)
     acc.push_back(lax::broadcast_in_dim(init, {total}, {}));
-  if (total == 0 || num_elements(g.win) == 0) {
-    for (Array &a : acc)
-      a = lax::reshape(a, out);
-    return acc;
-  }
-  std::vector<Array> padded;
-  std::vector<int64_t> interior(r);
-  for (size_t d = 0; d < r; ++d)
-    interior[d] = g.base[d] - 1;
-  for (size_t j = 0; j < n; ++j)
-    padded.push_back(lax::pad(p.operands[j], p.inits[j], g.lo, g.hi, interior));
-  std::vector<int64_t> axes(nc, kNotBatched);
-  axes.resize(nc + 2 * n, 0);
-  FlatFn step = [&computation](const std::vector<Array> &a) { return computation.fn(a); };
-  std::vector<int64_t> k(r, 0);
-  do {
-    std::vector<int64_t> start(r), limit(r);
-    for (size_t d = 0; d < r; ++d) {
-      start[d] = k[d] * g.wdil[d];
-      limit[d] = start[d] + (out[d] - 1) * g.stride[d] + 1;
-    }
-    std::vector<Array> args = p.consts;
-    args.insert(args.end(), acc.begin(), acc.end());
+  if (total > 0) {
+    std::vector<Array> padded;
+    std::vector<int64_t> interior(r);
+    for (size_t d = 0; d < r; ++d)
+      interior[d] = g.base[d] - 1;
     for (size_t j = 0; j < n; ++j)
-      args.push_back(lax::reshape(lax::slice(padded[j], start, limit, g.stride), {total}));
-    acc = vmap_flat(step, args, axes);
-  } while (next_index(k, g.win));
+      padded.push_back(lax::pad(operands[j], inits[j], g.lo, g.hi, interior));
+    std::vector<int64_t> k(r, 0);
+    do {
+      std::vector<int64_t> start(r), limit(r);
+      for (size_t d = 0; d < r; ++d) {
+        start[d] = k[d] * g.wdil[d];
+        limit[d] = start[d] + (out[d] - 1) * g.stride[d] + 1;
+      }
+      std::vector<Array> args = acc;
+      for (size_t j = 0; j < n; ++j)
+        args.push_back(lax::reshape(lax::slice(padded[j], start, limit, g.stride), {total}));
+      acc = vmap_flat(computation.fn, args, std::vector<int64_t>(2 * n, 0));
+    } while (next_index(k, g.win));
+  }
   for (Array &a : acc)
     a = lax::reshape(a, out);
   return acc;
@@ -635,17 +615,16 @@ std::vector<Array> general_by_slices(const SubFn &computation, const Geometry &g
 
 std::vector<AbstractValue> general_shape(std::span<const AbstractValue> in, const Params &params) {
   const SubFn &c = params.get_fn("computation");
-  size_t nc = c.num_consts;
-  if (in.size() < nc + 2 || (in.size() - nc) % 2 != 0)
-    fail(kGeneral, "expects operands and as many initial values, got ", in.size() - nc, " values");
-  size_t n = (in.size() - nc) / 2;
+  if (in.size() < 2 || in.size() % 2 != 0)
+    fail(kGeneral, "expects operands and as many initial values, got ", in.size(), " values");
+  size_t n = in.size() / 2;
   Geometry g = Geometry::of(params);
   std::vector<AbstractValue> out;
   for (size_t j = 0; j < n; ++j) {
-    const AbstractValue &x = in[nc + j], &init = in[nc + n + j];
+    const AbstractValue &x = in[j], &init = in[n + j];
     check_geometry(kGeneral, x, g);
-    if (x.shape != in[nc].shape)
-      fail(kGeneral, "operands must have one shape, got ", in[nc].str(), " and ", x.str());
+    if (x.shape != in[0].shape)
+      fail(kGeneral, "operands must have one shape, got ", in[0].str(), " and ", x.str());
     if (!init.shape.empty() || init.dtype != x.dtype)
       fail_kind(ErrorKind::Type, kGeneral, "initial value ", j, " must be a scalar of operand ",
                 x.str(), "'s dtype, got ", init.str());
@@ -656,15 +635,9 @@ std::vector<AbstractValue> general_shape(std::span<const AbstractValue> in, cons
   for (size_t j = 0; j < n; ++j)
     if (!c.out[j].shape.empty() || c.out[j].dtype != out[j].dtype)
       fail_kind(ErrorKind::Type, kGeneral,
-                "computation must return scalars of the operands' "
-                "dtypes, got ",
-                c.out[j].str(), " for operand ", out[j].str());
+                "computation must return scalars of the operands' dtypes, got ", c.out[j].str(),
+                " for operand ", out[j].str());
   return out;
-}
-
-void expect_unbatched(const char *what, int64_t dim) {
-  if (dim != kNotBatched)
-    fail(kGeneral, "batching over the ", what, " is not supported (as in JAX)");
 }
 
 const Primitive &reduce_window_p = register_primitive({
@@ -680,43 +653,32 @@ const Primitive &reduce_window_p = register_primitive({
     // tangents), whose computation is the jvp of the computation.
     .jvp = [](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
               const Params &params) -> std::vector<Array> {
-      GeneralParts p = general_parts(x, params);
-      size_t nc = p.consts.size(), n = p.operands.size();
-      for (size_t i = 0; i < nc; ++i)
-        if (!rules::is_zero(t[i]))
-          fail(kGeneral, "differentiating a value the computation closes over is not supported");
+      auto [operands, inits] = general_parts(x);
+      size_t n = operands.size();
       SubFnRef c = std::make_shared<SubFn>(params.get_fn("computation"));
-      std::vector<Array> consts = p.consts;
-      FlatFn jvp_c = [c, consts, n](const std::vector<Array> &a) {
-        // a = (acc primals, acc tangents, element primals, element tangents)
+      FlatFn jvp_c = [c, n](const std::vector<Array> &a) {
+        // a = (accumulator primals, their tangents, element primals, their tangents)
         std::vector<Array> prim, tan;
         for (size_t j = 0; j < n; ++j)
           prim.push_back(a[j]), tan.push_back(a[n + j]);
         for (size_t j = 0; j < n; ++j)
           prim.push_back(a[2 * n + j]), tan.push_back(a[3 * n + j]);
-        FlatFn g = [c, consts](const std::vector<Array> &v) {
-          std::vector<Array> all = consts;
-          all.insert(all.end(), v.begin(), v.end());
-          return c->fn(all);
-        };
-        auto [po, to] = jvp_flat(g, prim, tan);
+        auto [po, to] = jvp_flat(c->fn, prim, tan);
         po.insert(po.end(), to.begin(), to.end());
         return po;
       };
-      std::vector<Array> ops = p.operands, inits = p.inits;
+      std::vector<Array> ops = operands, init = inits;
       for (size_t j = 0; j < n; ++j) {
-        const Array &tx = t[nc + j], &ti = t[nc + n + j];
-        ops.push_back(rules::is_zero(tx) ? rules::zeros_of(p.operands[j]) : tx);
-        inits.push_back(rules::is_zero(ti) ? rules::zeros_of(p.inits[j]) : ti);
+        ops.push_back(rules::is_zero(t[j]) ? rules::zeros_of(operands[j]) : t[j]);
+        init.push_back(rules::is_zero(t[n + j]) ? rules::zeros_of(inits[j]) : t[n + j]);
       }
-      std::vector<Array> both = lax::reduce_window(ops, inits, jvp_c, Geometry::of(params).dims());
+      std::vector<Array> both = lax::reduce_window(ops, init, jvp_c, Geometry::of(params).dims());
       return {both.begin() + static_cast<long>(n), both.end()};
     },
     // Reverse mode through the composition (JAX has none for a general computation).
     .vjp = [](std::span<const Array> x, std::span<const Array> outs, std::span<const Array> ct,
               const std::vector<bool> &, const Params &params) -> std::vector<Array> {
-      const SubFn &f = params.get_fn("fn");
-      VjpResult r = vjp_flat(f.fn, {x.begin(), x.end()});
+      VjpResult r = vjp_flat(params.get_fn("fn").fn, {x.begin(), x.end()});
       std::vector<Array> cts;
       for (size_t i = 0; i < outs.size(); ++i)
         cts.push_back(rules::is_zero(ct[i]) ? rules::zeros_of(outs[i]) : ct[i]);
@@ -726,28 +688,21 @@ const Primitive &reduce_window_p = register_primitive({
           in_ct[i] = Array();
       return in_ct;
     },
-    // The operands batched in front under a unit window dimension; the initial values and the
-    // computation's consts must not be batched (as JAX).
+    // The operands batched in front under a unit window dimension; the initial values must not
+    // be batched (as in JAX).
     .batch = [](const BatchContext &ctx, std::span<const Array> vals, std::span<const int64_t> dims,
                 const Params &params, std::vector<int64_t> &out_dims) -> std::vector<Array> {
-      GeneralParts p = general_parts(vals, params);
-      size_t nc = p.consts.size(), n = p.operands.size();
-      for (size_t i = 0; i < nc; ++i)
-        expect_unbatched("values its computation closes over", dims[i]);
+      auto [operands, inits] = general_parts(vals);
+      size_t n = operands.size();
       for (size_t j = 0; j < n; ++j)
-        expect_unbatched("initial values", dims[nc + n + j]);
+        if (dims[n + j] != kNotBatched)
+          fail(kGeneral, "batching over the initial values is not supported (as in JAX)");
       std::vector<Array> ops;
       for (size_t j = 0; j < n; ++j)
-        ops.push_back(rules::batch_to_front(p.operands[j], dims[nc + j], ctx.axis_size));
-      SubFnRef c = std::make_shared<SubFn>(params.get_fn("computation"));
-      std::vector<Array> consts = p.consts;
-      FlatFn comp = [c, consts](const std::vector<Array> &a) {
-        std::vector<Array> all = consts;
-        all.insert(all.end(), a.begin(), a.end());
-        return c->fn(all);
-      };
+        ops.push_back(rules::batch_to_front(operands[j], dims[j], ctx.axis_size));
       out_dims.assign(n, 0);
-      return lax::reduce_window(ops, p.inits, comp, Geometry::of(params).with_batch_axis().dims());
+      return lax::reduce_window(ops, inits, params.get_fn("computation").fn,
+                                Geometry::of(params).with_batch_axis().dims());
     },
 });
 
@@ -815,25 +770,23 @@ std::vector<Array> reduce_window(const std::vector<Array> &operands,
     fail(kGeneral, "computation returns ", out.size(), " values for ", operands.size(),
          " operands");
   ClosedFns closed = closure.close();
+  if (!closed.consts.empty())
+    fail(kGeneral, "the computation closes over a traced value; as in JAX, a reduction's "
+                   "computation cannot close over tracers (pass the value as an operand)");
   SubFnRef comp = closed.fns[0];
-  std::vector<Array> inputs = closed.consts;
-  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  std::vector<Array> inputs = operands;
   inputs.insert(inputs.end(), init_values.begin(), init_values.end());
   std::vector<AbstractValue> in_avals;
   for (const Array &x : inputs)
     in_avals.push_back(abstract_of(x));
   Params params = g.params();
   params.set("computation", comp);
-  // Validate before tracing the composition, so that bad input fails with the shape rule's error.
-  {
-    Params check = params;
-    general_shape(in_avals, check);
-  }
+  general_shape(in_avals, params); // bad input fails here, not while tracing the composition
   params.set(
       "fn", closed_fn(
                 kGeneral, "fn",
                 [comp, g](const std::vector<Array> &in) { return general_by_slices(*comp, g, in); },
-                in_avals, closed.consts.size()));
+                in_avals, 0));
   return strata::bind(reduce_window_p, inputs, params);
 }
 } // namespace lax

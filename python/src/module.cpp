@@ -42,6 +42,8 @@ PYBIND11_MODULE(_core, m) {
   python::init_jit(m);
   python::init_dlpack(m);
   python::init_callback(m);
+  // ---- Windowed reductions
+  python::init_window(m);
   m.def(
       "devices",
       [] {

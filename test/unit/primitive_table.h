@@ -578,7 +578,7 @@ inline std::vector<Row> make_rows() {
   };
   auto window_dims = [] {
     return std::vector<lax::WindowDims>{
-        {{3}, {2}, {{1, 1}}, {}, {}},
+        {{3}, {2}, {{-1, 2}}, {}, {}}, // negative padding crops
         {{2, 3}, {1, 2}, {{1, 0}, {0, 2}}, {2, 1}, {1, 2}},
         {{1, 2, 2}, {1, 1, 2}, {{0, 0}, {1, 0}, {0, 1}}, {}, {1, 2, 1}}};
   };

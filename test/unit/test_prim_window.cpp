@@ -33,6 +33,7 @@ std::vector<Case> cases() {
       {{2, 3, 4}, {{1, 2, 3}, {1, 1, 2}, {{0, 0}, {1, 0}, {0, 1}}, {1, 2, 1}, {1, 1, 1}}},
       {{3, 2}, {{4, 1}, {1, 1}, {}, {}, {}}}, // window longer than the operand: empty
       {{3, 2}, {{5, 2}, {1, 1}, {{1, 1}, {0, 0}}, {}, {}}},
+      {{5, 6}, {{2, 2}, {1, 1}, {{-1, 1}, {1, -2}}, {2, 1}, {1, 2}}}, // negative padding crops
   };
 }
 
@@ -243,8 +244,6 @@ TEST(ReduceWindow, Errors) {
                {"[reduce_window_sum]", "window_dimensions must be positive"});
   expect_error([&] { lax::reduce_window_sum(x, {{2, 2}, {0, 1}, {}, {}, {}}); },
                {"[reduce_window_sum]", "window_strides must be positive"});
-  expect_error([&] { lax::reduce_window_min(x, {{2, 2}, {}, {{-1, 0}, {0, 0}}, {}, {}}); },
-               {"[reduce_window_min]", "padding must be non-negative"});
   expect_error([&] { lax::reduce_window_sum(make({1, 0}, {2}, bool_), {{1}, {}, {}, {}, {}}); },
                {"[reduce_window_sum]", "numeric operand", "bool[2]"});
   expect_error([&] { lax::select_and_scatter_add(x, x, true, {{2, 2}, {}, {}, {}, {}}); },
@@ -257,6 +256,20 @@ TEST(ReduceWindow, Errors) {
                {"[reduce_window]", "initial value 0 must be a scalar", "f32[]"});
   expect_error([&] { lax::reduce_window({x}, {}, add, {{2, 2}, {}, {}, {}, {}}); },
                {"[reduce_window]", "one initial value per operand"});
+  // As in JAX, the computation may not close over a tracer.
+  expect_error(
+      [&] {
+        grad_flat(
+            [&](const std::vector<Array> &a) {
+              FlatFn scaled = [&](const std::vector<Array> &v) {
+                return std::vector<Array>{v[0] + v[1] * a[0]};
+              };
+              Array r = lax::reduce_window({x}, {Array(0.0)}, scaled, {{2, 2}, {}, {}, {}, {}})[0];
+              return std::vector<Array>{lax::reduce_sum(r, {0, 1})};
+            },
+            {Array(2.0)});
+      },
+      {"[reduce_window]", "closes over a traced value"});
 }
 
 // Large windows on a large operand: the parallel kernel against the oracle.

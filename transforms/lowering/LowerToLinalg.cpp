@@ -60,6 +60,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     populateReductionsToLinalgPatterns(patterns);
     populateSortScanToLinalgPatterns(patterns);
     populateDotToLinalgPatterns(patterns);
+    populateWindowToLinalgPatterns(patterns);
     // One walk (fusion bodies included): every pattern creates only upstream ops, so nothing
     // needs revisiting, and unrelated IR is left exactly as it was (no folding).
     walkAndApplyPatterns(getOperation(), std::move(patterns));

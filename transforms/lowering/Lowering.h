@@ -110,6 +110,9 @@ void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
 void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
+/// Windowed reductions: reduce_window_{sum,max,min}, select_and_gather_add and
+/// select_and_scatter_add.
+void populateWindowToLinalgPatterns(RewritePatternSet &patterns);
 
 /// strata.host_callback => calls of the runtime (before bufferization).
 LogicalResult lowerHostCallbacks(Operation *root);
