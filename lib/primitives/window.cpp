@@ -196,66 +196,88 @@ struct MinOp {
   }
 };
 
-/// One output row (all outputs along the last dimension) of a monoid window reduction: the
-/// leading window dimensions walked by the tables, and along the last dimension, where the
-/// base is undilated, a strided loop over the outputs whose window element is in bounds (it
-/// vectorizes); a dilated base goes through the last table.
-template <class Op, class C, class T>
-void monoid_row(const T *x, C *acc, const std::vector<std::vector<int64_t>> &tab, const Geometry &g,
-                const Shape &in, const Shape &out, const std::vector<int64_t> &o) {
-  size_t r = g.rank(), last = r - 1;
-  int64_t n_out = out[last], n_in = in[last], w = g.win[last], s = g.stride[last];
-  for (int64_t i = 0; i < n_out; ++i)
-    acc[i] = Op::template identity<C>();
-  Geometry lead = g; // the window over the leading dimensions, then the last one by hand
-  lead.win.back() = 1;
-  std::vector<std::vector<int64_t>> lead_tab = tab;
-  lead_tab[last].assign(static_cast<size_t>(std::max<int64_t>(n_out, 1)), 0);
-  std::vector<int64_t> o0 = o;
-  o0[last] = 0;
-  for_window(lead_tab, lead, o0, [&](int64_t base) {
-    const T *row = x + base;
-    for (int64_t k = 0; k < w; ++k) {
-      if (g.base[last] == 1) {
-        int64_t c = k * g.wdil[last] - g.lo[last]; // source = o * s + c
-        int64_t a = c >= 0 ? 0 : (-c + s - 1) / s;
-        int64_t b = n_in - 1 - c < 0 ? 0 : std::min(n_out, (n_in - 1 - c) / s + 1);
-        for (int64_t i = a; i < b; ++i)
-          acc[i] = Op::apply(acc[i], static_cast<C>(load(row[i * s + c])));
-      } else {
-        for (int64_t i = 0; i < n_out; ++i) {
-          int64_t q = tab[last][i * w + k];
-          if (q >= 0)
-            acc[i] = Op::apply(acc[i], static_cast<C>(load(row[q])));
+/// The windows of one output row (all outputs along the last dimension) at a time: the leading
+/// window dimensions walked by the tables, and along the last one, where the base is undilated,
+/// the outputs whose window element is in bounds as one strided run (a loop that vectorizes); a
+/// dilated base goes element by element through the last table. Window elements come in the
+/// row-major order of the window, for every output alike.
+struct RowWalker {
+  const Geometry &g;
+  const Shape &in, &out;
+  std::vector<std::vector<int64_t>> tab, lead_tab;
+  Geometry lead; // the window with the last dimension reduced to one element
+  RowWalker(const Geometry &geometry, const Shape &in_shape, const Shape &out_shape)
+      : g(geometry), in(in_shape), out(out_shape), tab(source_tables(g, in, out)), lead_tab(tab),
+        lead(g) {
+    lead.win.back() = 1;
+    lead_tab.back().assign(1, 0);
+  }
+  /// Calls strided(a, b, off, step) for outputs i in [a, b) of the row at multi-index `o`
+  /// reading operand offset off + i * step, or each(i, off) for one output.
+  template <class Strided, class Each>
+  void row(std::vector<int64_t> &o, Strided &&strided, Each &&each) const {
+    size_t last = g.rank() - 1;
+    int64_t n_out = out[last], n_in = in[last], w = g.win[last], s = g.stride[last];
+    o[last] = 0;
+    for_window(lead_tab, lead, o, [&](int64_t base) {
+      for (int64_t k = 0; k < w; ++k) {
+        if (g.base[last] == 1) {
+          int64_t c = k * g.wdil[last] - g.lo[last]; // the source is i * s + c
+          int64_t a = c >= 0 ? 0 : (-c + s - 1) / s;
+          int64_t b = n_in - 1 - c < 0 ? 0 : std::min(n_out, (n_in - 1 - c) / s + 1);
+          if (a < b)
+            strided(a, b, base + c, s);
+        } else {
+          for (int64_t i = 0; i < n_out; ++i) {
+            int64_t q = tab[last][i * w + k];
+            if (q >= 0)
+              each(i, base + q);
+          }
         }
       }
-    }
-  });
-}
+    });
+  }
+  /// Runs body(row, o) over the output rows in parallel, o being the row's multi-index.
+  template <class Body> void parallel_rows(Body &&body) const {
+    int64_t n_out = out.back(), rows = num_elements(out) / n_out;
+    int64_t work = std::max<int64_t>(1, n_out * num_elements(g.win));
+    parallel_for(rows, std::max<int64_t>(1, kElementwiseGrain / work), [&](int64_t b, int64_t e) {
+      std::vector<int64_t> o(g.rank(), 0);
+      for (int64_t row = b; row < e; ++row) {
+        unflatten(row * n_out, out, o);
+        body(row, o);
+      }
+    });
+  }
+};
 
 template <class Op, class T>
 void monoid_kernel(const T *x, T *y, const Shape &in, const Shape &out, const Geometry &g) {
   using C = compute_t<T>;
-  int64_t total = num_elements(out);
-  if (total == 0)
+  if (num_elements(out) == 0)
     return;
   if (g.rank() == 0) {
     y[0] = store<T>(Op::apply(Op::template identity<C>(), static_cast<C>(load(x[0]))));
     return;
   }
-  std::vector<std::vector<int64_t>> tab = source_tables(g, in, out);
-  int64_t n_out = out.back(), rows = total / n_out;
-  int64_t work = std::max<int64_t>(1, n_out * num_elements(g.win));
-  parallel_for(rows, std::max<int64_t>(1, kElementwiseGrain / work), [&](int64_t b, int64_t e) {
-    std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
-    std::vector<int64_t> o(g.rank(), 0);
-    for (int64_t row = b; row < e; ++row) {
-      unflatten(row * n_out, out, o);
-      monoid_row<Op>(x, acc.get(), tab, g, in, out, o);
-      T *dst = y + row * n_out;
-      for (int64_t i = 0; i < n_out; ++i)
-        dst[i] = store<T>(acc[i]);
-    }
+  RowWalker walk(g, in, out);
+  int64_t n_out = out.back();
+  walk.parallel_rows([&](int64_t row, std::vector<int64_t> &o) {
+    std::unique_ptr<C[]> holder(new C[static_cast<size_t>(n_out)]);
+    C *acc = holder.get();
+    for (int64_t i = 0; i < n_out; ++i)
+      acc[i] = Op::template identity<C>();
+    walk.row(
+        o,
+        [&](int64_t a, int64_t b, int64_t off, int64_t step) {
+          const T *src = x + off;
+          for (int64_t i = a; i < b; ++i)
+            acc[i] = Op::apply(acc[i], static_cast<C>(load(src[i * step])));
+        },
+        [&](int64_t i, int64_t off) { acc[i] = Op::apply(acc[i], static_cast<C>(load(x[off]))); });
+    T *dst = y + row * n_out;
+    for (int64_t i = 0; i < n_out; ++i)
+      dst[i] = store<T>(acc[i]);
   });
 }
 
@@ -272,23 +294,28 @@ std::vector<int64_t> selections(const T *x, const Shape &in, const Shape &out, c
   std::vector<int64_t> sel(static_cast<size_t>(total), -1);
   if (total == 0)
     return sel;
-  std::vector<std::vector<int64_t>> tab = source_tables(g, in, out);
-  int64_t work = std::max<int64_t>(1, num_elements(g.win));
-  parallel_for(total, std::max<int64_t>(1, kElementwiseGrain / work), [&](int64_t b, int64_t e) {
-    std::vector<int64_t> o(g.rank(), 0);
-    for (int64_t i = b; i < e; ++i) {
-      unflatten(i, out, o);
-      int64_t pick = -1;
-      C best{};
-      for_window(tab, g, o, [&](int64_t off) {
-        C v = static_cast<C>(load(x[off]));
-        if (pick < 0 || !(ge ? best >= v : best <= v)) {
-          pick = off;
-          best = v;
-        }
-      });
-      sel[i] = pick;
-    }
+  if (g.rank() == 0) {
+    sel[0] = 0;
+    return sel;
+  }
+  RowWalker walk(g, in, out);
+  int64_t n_out = out.back();
+  walk.parallel_rows([&](int64_t row, std::vector<int64_t> &o) {
+    std::unique_ptr<C[]> holder(new C[static_cast<size_t>(n_out)]());
+    C *best = holder.get();
+    int64_t *pick = sel.data() + row * n_out;
+    auto take = [&](int64_t i, C v, int64_t off) {
+      bool t = pick[i] < 0 || !(ge ? best[i] >= v : best[i] <= v);
+      best[i] = t ? v : best[i];
+      pick[i] = t ? off : pick[i];
+    };
+    walk.row(
+        o,
+        [&](int64_t a, int64_t b, int64_t off, int64_t step) {
+          for (int64_t i = a; i < b; ++i)
+            take(i, static_cast<C>(load(x[off + i * step])), off + i * step);
+        },
+        [&](int64_t i, int64_t off) { take(i, static_cast<C>(load(x[off])), off); });
   });
   return sel;
 }
