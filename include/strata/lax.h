@@ -206,4 +206,22 @@ STRATA_EXPORT Array select_and_gather_add(const Array &tangents, const Array &op
 STRATA_EXPORT Array select_and_scatter_add(const Array &source, const Array &operand,
                                            bool select_ge, const WindowDims &window);
 
+// ---- Convolution --------------------------------------------------------------------------
+/// Which dimensions of lhs, rhs and the output are batch/feature/spatial (as JAX's
+/// ConvDimensionNumbers): lhs_spec = (batch, feature, spatial...), rhs_spec = (out feature,
+/// in feature, spatial...), out_spec = (batch, feature, spatial...).
+struct ConvDimensionNumbers {
+  std::vector<int64_t> lhs_spec, rhs_spec, out_spec;
+};
+/// XLA's convolution, as lax.conv_general_dilated: padding holds one (low, high) pair per
+/// spatial dimension (negative crops); empty dilations mean 1; no dimension numbers mean
+/// NC..., OI..., NC... .
+STRATA_EXPORT Array
+conv_general_dilated(const Array &lhs, const Array &rhs, const std::vector<int64_t> &window_strides,
+                     const std::vector<std::pair<int64_t, int64_t>> &padding,
+                     std::vector<int64_t> lhs_dilation = {}, std::vector<int64_t> rhs_dilation = {},
+                     std::optional<ConvDimensionNumbers> dimension_numbers = std::nullopt,
+                     int64_t feature_group_count = 1, int64_t batch_group_count = 1,
+                     std::optional<DType> preferred_element_type = std::nullopt);
+
 } // namespace strata::lax

@@ -70,6 +70,8 @@ void init_nn(py::module_ &m);
 void init_random(py::module_ &m);
 void init_lax(py::module_ &m);
 void init_callback(py::module_ &m);
+// convolution (python/src/conv.cpp): binds into the lax submodule init_lax made.
+void init_conv(py::module_ &m);
 /// Binds NS::NAME(x) as M.NAME(x) (one array argument, converted from any array-like).
 #define STRATA_PY_UNARY_OF(M, NS, NAME)                                                            \
   M.def(#NAME, [](py::handle x) { return NS::NAME(to_array(x)); }, py::arg("x"))

@@ -42,6 +42,7 @@ PYBIND11_MODULE(_core, m) {
   python::init_jit(m);
   python::init_dlpack(m);
   python::init_callback(m);
+  python::init_conv(m); // convolution
   // ---- Windowed reductions
   python::init_window(m);
   m.def(

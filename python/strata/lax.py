@@ -319,3 +319,7 @@ from strata._window import reduce_window, reduce_window_shape_tuple  # noqa: E40
 from strata._lax_scan import (  # noqa: E402,F401
     associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
     custom_linear_solve)
+# Convolution.
+from strata._lax_conv import (  # noqa: E402,F401
+    ConvDimensionNumbers, conv_dimension_numbers, conv_general_permutations,
+    conv_general_dilated, conv, conv_with_general_padding, conv_transpose)

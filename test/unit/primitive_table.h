@@ -624,6 +624,21 @@ inline std::vector<Row> make_rows() {
          return std::vector<Array>{lax::select_and_scatter_add(in[0], in[1], true, w),
                                    lax::select_and_scatter_add(in[0], in[1], false, w)};
        }});
+  // ---- Convolution: feature groups, strides, asymmetric padding, rhs dilation, NHWC/HWIO
+  // (test_rules_conv.cpp runs the rules over 1-D to 3-D, lhs dilation and batch groups).
+  {
+    Row conv{"conv_general_dilated",
+             [](Rng &r) {
+               return std::vector<Array>{uniform(r, {2, 5, 6, 4}), uniform(r, {2, 3, 2, 6})};
+             },
+             [](const std::vector<Array> &in) {
+               lax::ConvDimensionNumbers nhwc{{0, 3, 1, 2}, {3, 2, 0, 1}, {0, 3, 1, 2}};
+               return std::vector<Array>{lax::conv_general_dilated(
+                   in[0], in[1], {2, 1}, {{1, 0}, {0, 1}}, {1, 1}, {1, 2}, nhwc, 2)};
+             }};
+    conv.not_compiled = "the strata dialect has no conv_general_dilated op yet";
+    add(conv);
+  }
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the
   // oracle's transforms, each compiles its transform of the function (jit_call's rules) and

@@ -1,17 +1,18 @@
 """Neural-network layers as (init_fun, apply_fun) pairs, with jax.example_libraries.stax's names
 and conventions: init_fun(rng, input_shape) -> (output_shape, params) and
 apply_fun(params, inputs, **kwargs) -> outputs; combinators (serial, parallel, FanOut, ...) build
-networks from layers; pooling layers (MaxPool, SumPool, AvgPool) reduce windows."""
+networks from layers; convolutions and pooling (MaxPool, SumPool, AvgPool) on lax's primitives."""
 
 import functools
 import operator
 
 import strata.numpy as jnp
-from strata import lax, nn, random
+from strata import eval_shape, lax, nn, random, ShapeDtypeStruct
 from strata.nn import initializers
 
 __all__ = [
-    "Dense", "Dropout", "Flatten", "Identity", "BatchNorm", "elementwise", "serial", "parallel",
+    "Dense", "GeneralConv", "Conv", "Conv1D", "GeneralConvTranspose", "ConvTranspose",
+    "Conv1DTranspose", "Dropout", "Flatten", "Identity", "BatchNorm", "elementwise", "serial", "parallel",
     "FanOut", "FanInSum", "FanInConcat", "shape_dependent", "Tanh", "Relu", "Exp", "LogSoftmax",
     "Softmax", "Softplus", "Sigmoid", "Elu", "LeakyRelu", "Selu", "Gelu", "glorot", "randn",
     "logsoftmax", "softmax", "relu", "sigmoid", "elu", "leaky_relu", "selu", "gelu", "standardize",
@@ -40,6 +41,64 @@ def Dense(out_dim, W_init=initializers.glorot_normal(), b_init=initializers.norm
         W, b = params
         return jnp.dot(inputs, W) + b
     return init_fun, apply_fun
+
+
+def _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape):
+    lhs_spec, rhs_spec, _ = dimension_numbers
+    it = iter(filter_shape)
+    return tuple(out_chan if c == "O" else input_shape[lhs_spec.index("C")] if c == "I"
+                 else next(it) for c in rhs_spec)
+
+
+def _conv_layer(conv, dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                b_init):
+    _, rhs_spec, out_spec = dimension_numbers
+    strides = strides or (1,) * len(filter_shape)
+    W_init = W_init or initializers.glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return conv(inputs, W, strides, padding) + b
+
+    def init_fun(rng, input_shape):
+        kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
+        out = eval_shape(lambda x, w: conv(x, w, strides, padding),
+                         ShapeDtypeStruct(tuple(input_shape), jnp.float32),
+                         ShapeDtypeStruct(kernel_shape, jnp.float32))
+        bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
+        k1, k2 = random.split(rng)
+        return tuple(out.shape), (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+    return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=initializers.normal(1e-6)):
+    """A convolution layer with the layouts of dimension_numbers (three strings such as
+    ('NHWC', 'HWIO', 'NHWC')) plus a bias per output channel."""
+    one = (1,) * len(filter_shape)
+
+    def conv(x, w, strides, padding):
+        return lax.conv_general_dilated(x, w, strides, padding, one, one,
+                                        dimension_numbers=dimension_numbers)
+    return _conv_layer(conv, dimension_numbers, out_chan, filter_shape, strides, padding,
+                       W_init, b_init)
+
+
+Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
+Conv1D = functools.partial(GeneralConv, ("NHC", "HIO", "NHC"))
+
+
+def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
+                         padding="VALID", W_init=None, b_init=initializers.normal(1e-6)):
+    """A transposed-convolution layer (lax.conv_transpose) plus a bias per output channel."""
+    def conv(x, w, strides, padding):
+        return lax.conv_transpose(x, w, strides, padding, dimension_numbers=dimension_numbers)
+    return _conv_layer(conv, dimension_numbers, out_chan, filter_shape, strides, padding,
+                       W_init, b_init)
+
+
+ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,
