@@ -100,12 +100,12 @@ void check_geometry(std::string_view op, const AbstractValue &x, const Geometry 
 }
 
 /// The source offsets of every window element of every output along each dimension (-1:
-/// padding), tab[d][o * win[d] + k].
+/// padding), tab[d][o * win[d] + k]; the first `dims` dimensions only (the rest stay empty).
 std::vector<std::vector<int64_t>> source_tables(const Geometry &g, const Shape &in,
-                                                const Shape &out) {
+                                                const Shape &out, size_t dims) {
   std::vector<std::vector<int64_t>> tab(in.size());
   std::vector<int64_t> st = strides_of(in);
-  for (size_t d = 0; d < in.size(); ++d) {
+  for (size_t d = 0; d < dims; ++d) {
     tab[d].resize(static_cast<size_t>(out[d] * g.win[d]));
     for (int64_t o = 0; o < out[d]; ++o)
       for (int64_t k = 0; k < g.win[d]; ++k) {
@@ -207,7 +207,9 @@ struct RowWalker {
   std::vector<std::vector<int64_t>> tab, lead_tab;
   Geometry lead; // the window with the last dimension reduced to one element
   RowWalker(const Geometry &geometry, const Shape &in_shape, const Shape &out_shape)
-      : g(geometry), in(in_shape), out(out_shape), tab(source_tables(g, in, out)), lead_tab(tab),
+      : g(geometry), in(in_shape), out(out_shape),
+        // The last dimension's table serves a dilated base only (else its runs are computed).
+        tab(source_tables(g, in, out, g.base.back() == 1 ? g.rank() - 1 : g.rank())), lead_tab(tab),
         lead(g) {
     lead.win.back() = 1;
     lead_tab.back().assign(1, 0);
@@ -218,8 +220,7 @@ struct RowWalker {
   void row(std::vector<int64_t> &o, Strided &&strided, Each &&each) const {
     size_t last = g.rank() - 1;
     int64_t n_out = out[last], n_in = in[last], w = g.win[last], s = g.stride[last];
-    o[last] = 0;
-    for_window(lead_tab, lead, o, [&](int64_t base) {
+    lines(o, [&](int64_t base) {
       for (int64_t k = 0; k < w; ++k) {
         if (g.base[last] == 1) {
           int64_t c = k * g.wdil[last] - g.lo[last]; // the source is i * s + c
@@ -237,6 +238,12 @@ struct RowWalker {
       }
     });
   }
+  /// Calls f(base) with the operand offset of every line (along the last dimension) that the
+  /// leading window dimensions of output row `o` read, in the window's row-major order.
+  template <class F> void lines(std::vector<int64_t> &o, F &&f) const {
+    o.back() = 0;
+    for_window(lead_tab, lead, o, f);
+  }
   /// Runs body(row, o) over the output rows in parallel, o being the row's multi-index.
   template <class Body> void parallel_rows(Body &&body) const {
     int64_t n_out = out.back(), rows = num_elements(out) / n_out;
@@ -251,6 +258,9 @@ struct RowWalker {
   }
 };
 
+/// The window length along the last dimension from which float sums slide (see monoid_kernel).
+constexpr int64_t kSlidingWindow = 16;
+
 template <class Op, class T>
 void monoid_kernel(const T *x, T *y, const Shape &in, const Shape &out, const Geometry &g) {
   using C = compute_t<T>;
@@ -261,12 +271,35 @@ void monoid_kernel(const T *x, T *y, const Shape &in, const Shape &out, const Ge
     return;
   }
   RowWalker walk(g, in, out);
-  int64_t n_out = out.back();
+  int64_t n_out = out.back(), n_in = in.back(), w = g.win.back(), s = g.stride.back();
+  // Long float sums along the last dimension take differences of running sums in double: O(1)
+  // per output instead of O(window), and as accurate as the float result.
+  bool sliding = std::is_same_v<Op, SumOp> && std::is_same_v<C, float> && g.base.back() == 1 &&
+                 g.wdil.back() == 1 && w >= kSlidingWindow && w >= 4 * s;
   walk.parallel_rows([&](int64_t row, std::vector<int64_t> &o) {
     std::unique_ptr<C[]> holder(new C[static_cast<size_t>(n_out)]);
     C *acc = holder.get();
     for (int64_t i = 0; i < n_out; ++i)
       acc[i] = Op::template identity<C>();
+    if constexpr (std::is_same_v<Op, SumOp> && std::is_same_v<C, float>) {
+      if (sliding) {
+        std::unique_ptr<double[]> prefix(new double[static_cast<size_t>(n_in + 1)]);
+        walk.lines(o, [&](int64_t base) {
+          prefix[0] = 0;
+          for (int64_t j = 0; j < n_in; ++j)
+            prefix[j + 1] = prefix[j] + static_cast<double>(load(x[base + j]));
+          for (int64_t i = 0; i < n_out; ++i) {
+            int64_t a = std::clamp<int64_t>(i * s - g.lo.back(), 0, n_in);
+            int64_t b = std::clamp<int64_t>(i * s - g.lo.back() + w, 0, n_in);
+            acc[i] += static_cast<float>(prefix[b] - prefix[a]);
+          }
+        });
+        T *dst = y + row * n_out;
+        for (int64_t i = 0; i < n_out; ++i)
+          dst[i] = store<T>(acc[i]);
+        return;
+      }
+    }
     walk.row(
         o,
         [&](int64_t a, int64_t b, int64_t off, int64_t step) {

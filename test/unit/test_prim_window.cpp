@@ -282,4 +282,25 @@ TEST(ReduceWindow, LargeParallel) {
   expect_array(lax::reduce_window_max(make(xv, s, float32), w), o.max, o.out, float32);
 }
 
+// Long windows along the last dimension (float sums take running sums in double there).
+TEST(ReduceWindow, LongSumsMatchTheOracle) {
+  Shape s{3, 200};
+  std::vector<double> xv(static_cast<size_t>(num_elements(s)));
+  uint32_t seed = 5;
+  for (double &e : xv) {
+    seed = seed * 1664525u + 1013904223u;
+    e = static_cast<double>(seed >> 8) / (1 << 24) * 4.0 - 1.0;
+  }
+  std::vector<lax::WindowDims> ws{{{1, 33}, {1, 1}, {{0, 0}, {16, 16}}, {}, {}},
+                                  {{2, 40}, {1, 3}, {{1, 0}, {5, 50}}, {}, {}},
+                                  {{1, 20}, {2, 1}, {{0, 1}, {-3, -2}}, {}, {}},
+                                  {{1, 300}, {1, 1}, {{0, 0}, {150, 149}}, {}, {}}};
+  for (const lax::WindowDims &w : ws) {
+    Oracle o = oracle(xv, s, w);
+    expect_array(lax::reduce_window_sum(make(xv, s, float32), w), o.sum, o.out, float32, 2e-5);
+    expect_array(lax::reduce_window_sum(make(xv, s, float16), w), o.sum, o.out, float16, 2e-2);
+    expect_array(lax::reduce_window_sum(make(xv, s), w), o.sum, o.out, float64, 1e-13);
+  }
+}
+
 } // namespace
