@@ -203,6 +203,7 @@ PipelineStages cpuLoweringStages() {
       {"linalg",
        [](OpPassManager &pm) {
          pm.addPass(createStrataSortScanToRuntime());
+         pm.addPass(createStrataConvToRuntime()); // convolution: libstrata's kernel
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

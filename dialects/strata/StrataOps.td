@@ -2395,4 +2395,51 @@ def Strata_SelectAndScatterAddOp
   }];
 }
 
+//===----------------------------------------------------------------------------------===//
+//===== Convolution
+//===----------------------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------------------===//
+// ConvGeneralDilatedOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ConvGeneralDilatedOp : Strata_Op<"conv_general_dilated"> {
+  let summary = "XLA's convolution: strides, padding, lhs and rhs dilation, groups.";
+  let description = [{
+    Applies the `conv_general_dilated` primitive (lax.conv_general_dilated). `lhs_spec`,
+    `rhs_spec` and `out_spec` are the dimension numbers: (batch, feature, spatial...) of the
+    input, (output feature, input feature, spatial...) of the kernel, (batch, feature,
+    spatial...) of the result. `padding` holds a (low, high) pair per spatial dimension
+    (negative crops); `lhs_dilation` dilates the input (a transposed convolution),
+    `rhs_dilation` the kernel. Input features split into `feature_group_count` groups, the
+    input batch into `batch_group_count` groups, each convolved with its share of the output
+    features. Both operands have one dtype; `preferred_element_type` widens the result.
+
+    Example:
+
+    ```mlir
+    %y = strata.conv_general_dilated %x, %w, window_strides = [1, 1],
+        padding = [1, 1, 1, 1], lhs_dilation = [1, 1], rhs_dilation = [1, 1],
+        lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3],
+        feature_group_count = 1, batch_group_count = 1
+        : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<8x16x32x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       DenseI64ArrayAttr:$window_strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$lhs_dilation, DenseI64ArrayAttr:$rhs_dilation,
+                       DenseI64ArrayAttr:$lhs_spec, DenseI64ArrayAttr:$rhs_spec,
+                       DenseI64ArrayAttr:$out_spec, I64Attr:$feature_group_count,
+                       I64Attr:$batch_group_count,
+                       OptionalAttr<TypeAttr>:$preferred_element_type);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `window_strides` `=` $window_strides `,` `padding` `=` $padding `,`
+    `lhs_dilation` `=` $lhs_dilation `,` `rhs_dilation` `=` $rhs_dilation `,`
+    `lhs_spec` `=` $lhs_spec `,` `rhs_spec` `=` $rhs_spec `,` `out_spec` `=` $out_spec `,`
+    `feature_group_count` `=` $feature_group_count `,`
+    `batch_group_count` `=` $batch_group_count attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // STRATA_OPS_TD

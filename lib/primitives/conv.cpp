@@ -354,7 +354,8 @@ template <class C> void im2col_conv(const ConvProblem &p, const C *lhs, const C 
 }
 
 template <class C>
-void general_conv(const ConvProblem &p, const Array &lhs, const Array &rhs, Array &out) {
+void general_conv(const ConvProblem &p, DType in, DType out_dtype, const void *lhs, const void *rhs,
+                  void *out) {
   auto logical = [](std::initializer_list<int64_t> head, const std::vector<int64_t> &tail) {
     std::vector<int64_t> v(head);
     v.insert(v.end(), tail.begin(), tail.end());
@@ -367,17 +368,18 @@ void general_conv(const ConvProblem &p, const Array &lhs, const Array &rhs, Arra
   std::unique_ptr<C[]> a(new C[static_cast<size_t>(std::max<int64_t>(1, product(ls)))]);
   std::unique_ptr<C[]> w(new C[static_cast<size_t>(std::max<int64_t>(1, product(rs)))]);
   std::unique_ptr<C[]> o(new C[static_cast<size_t>(std::max<int64_t>(1, product(os)))]);
-  STRATA_DISPATCH(lhs.dtype(), S, {
+  STRATA_DISPATCH(in, S, {
     if constexpr (!std::is_same_v<S, bool>) {
-      gather_contiguous(lhs.data<S>(), ls, logical({p.lhs_b, p.lhs_f}, p.lhs_s), a.get());
-      gather_contiguous(rhs.data<S>(), rs, logical({p.rhs_o, p.rhs_i}, p.rhs_s), w.get());
+      gather_contiguous(static_cast<const S *>(lhs), ls, logical({p.lhs_b, p.lhs_f}, p.lhs_s),
+                        a.get());
+      gather_contiguous(static_cast<const S *>(rhs), rs, logical({p.rhs_o, p.rhs_i}, p.rhs_s),
+                        w.get());
     }
   });
   im2col_conv<C>(p, a.get(), w.get(), o.get());
-  STRATA_DISPATCH(out.dtype(), T, {
+  STRATA_DISPATCH(out_dtype, T, {
     if constexpr (!std::is_same_v<T, bool>)
-      scatter_strided(o.get(), os, logical({p.out_b, p.out_f}, p.out_s),
-                      static_cast<T *>(out.mutable_data()));
+      scatter_strided(o.get(), os, logical({p.out_b, p.out_f}, p.out_s), static_cast<T *>(out));
   });
 }
 
@@ -387,17 +389,7 @@ std::vector<Array> conv_impl(std::span<const Array> in, const Params &params,
   if (out.size() == 0)
     return {out};
   ConvProblem p = conv_problem(in[0].shape(), in[1].shape(), out.shape(), params);
-  DType od = out.dtype();
-  if (od == DType::Float32 && in[0].dtype() == DType::Float32 &&
-      conv_dnnl_f32(p, in[0].data<float>(), in[1].data<float>(),
-                    static_cast<float *>(out.mutable_data())))
-    return {out};
-  if (od == DType::Float64)
-    general_conv<double>(p, in[0], in[1], out);
-  else if (is_floating(od))
-    general_conv<float>(p, in[0], in[1], out);
-  else
-    general_conv<uint64_t>(p, in[0], in[1], out); // wraps like XLA's integer arithmetic
+  conv_kernel(p, in[0].dtype(), out.dtype(), in[0].data(), in[1].data(), out.mutable_data());
   return {out};
 }
 
@@ -596,6 +588,22 @@ const Primitive &conv_p = register_primitive({
 });
 
 } // namespace
+
+void conv_kernel(const ConvProblem &p, DType in, DType out_dtype, const void *lhs, const void *rhs,
+                 void *out) {
+  if (product(p.out_size) * p.out_batch * p.out_features == 0)
+    return;
+  if (out_dtype == DType::Float32 && in == DType::Float32 &&
+      conv_dnnl_f32(p, static_cast<const float *>(lhs), static_cast<const float *>(rhs),
+                    static_cast<float *>(out)))
+    return;
+  if (out_dtype == DType::Float64)
+    general_conv<double>(p, in, out_dtype, lhs, rhs, out);
+  else if (is_floating(out_dtype))
+    general_conv<float>(p, in, out_dtype, lhs, rhs, out);
+  else
+    general_conv<uint64_t>(p, in, out_dtype, lhs, rhs, out); // wraps like XLA's integers
+}
 
 // ---- lax wrapper -------------------------------------------------------------------------------
 namespace lax {

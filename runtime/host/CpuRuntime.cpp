@@ -4,6 +4,7 @@
 #include "runtime/host/HostRuntime.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "runtime/host/ConvRuntime.h" // convolution
 #include "runtime/host/HostCallback.h"
 #include "runtime/host/SortScanRuntime.h"
 
@@ -74,7 +75,9 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_host_callback_dim", reinterpret_cast<void *>(&strata_rt_host_callback_dim)},
       {"strata_rt_scan", reinterpret_cast<void *>(&strata_rt_scan)},
       {"strata_rt_sort", reinterpret_cast<void *>(&strata_rt_sort)},
-      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)}};
+      {"strata_rt_sort_operand", reinterpret_cast<void *>(&strata_rt_sort_operand)},
+      // convolution
+      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)}};
 }
 
 } // namespace strata::rt

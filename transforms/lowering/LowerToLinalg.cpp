@@ -60,6 +60,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     populateReductionsToLinalgPatterns(patterns);
     populateSortScanToLinalgPatterns(patterns);
     populateDotToLinalgPatterns(patterns);
+    populateConvToLinalgPatterns(patterns); // convolution
     populateWindowToLinalgPatterns(patterns);
     // One walk (fusion bodies included): every pattern creates only upstream ops, so nothing
     // needs revisiting, and unrelated IR is left exactly as it was (no folding).

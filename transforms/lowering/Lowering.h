@@ -110,6 +110,8 @@ void populateReductionsToLinalgPatterns(RewritePatternSet &patterns);
 void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 /// dot_general.
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
+/// conv_general_dilated (one linalg.generic; the GPU's path).
+void populateConvToLinalgPatterns(RewritePatternSet &patterns);
 /// Windowed reductions: reduce_window_{sum,max,min}, select_and_gather_add and
 /// select_and_scatter_add.
 void populateWindowToLinalgPatterns(RewritePatternSet &patterns);

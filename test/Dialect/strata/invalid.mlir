@@ -719,3 +719,15 @@ func.func @yield_parent(%x: tensor<4xf32>) {
   // expected-error @+1 {{'strata.yield' op expects parent op to be one of 'strata.fusion, strata.cond, strata.while, strata.scan'}}
   strata.yield %x : tensor<4xf32>
 }
+
+// -----
+
+// conv_general_dilated: the shape rule's feature-group check.
+func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{[conv_general_dilated] lhs feature dimension size divided by feature_group_count (4 / 2) must equal the rhs input feature dimension size 4}}
+  %0 = strata.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0],
+      lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3],
+      rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 2,
+      batch_group_count = 1 : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return
+}

@@ -493,3 +493,15 @@ func.func @narrow_and_wide_integers(%a: tensor<3xi16>, %b: tensor<3xui16>, %c: t
   %3 = strata.mul %2, %c : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xui64>
   return %0, %1, %3 : tensor<3xi16>, tensor<3xi1>, tensor<3xui64>
 }
+
+// ---- convolution
+// conv_general_dilated: NHWC/HWIO, strides, asymmetric padding, two feature groups.
+// CHECK-LABEL: func.func @conv_general_dilated
+func.func @conv_general_dilated(%x: tensor<2x7x6x4xf32>, %w: tensor<3x2x2x6xf32>) {
+  // CHECK-NEXT: strata.conv_general_dilated %{{.+}}, %{{.+}}, window_strides = [2, 1], padding = [1, 0, 0, 1], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], feature_group_count = 2, batch_group_count = 1 : (tensor<2x7x6x4xf32>, tensor<3x2x2x6xf32>) -> tensor<2x3x6x6xf32>
+  %0 = strata.conv_general_dilated %x, %w, window_strides = [2, 1], padding = [1, 0, 0, 1],
+      lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 3, 1, 2],
+      rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], feature_group_count = 2,
+      batch_group_count = 1 : (tensor<2x7x6x4xf32>, tensor<3x2x2x6xf32>) -> tensor<2x3x6x6xf32>
+  return
+}

@@ -1,0 +1,11 @@
+// The runtime function of strata-conv-to-runtime's calls: jit-compiled CPU convolutions run
+// libstrata's kernel (strata/internal/conv_kernel.h).
+#pragma once
+
+#include <cstdint>
+
+/// out = conv_general_dilated(lhs, rhs) for the problem encoded at address `problem`
+/// (strata::ConvProblem::encode), operands of dtype code `in_dtype` and the result of
+/// `out_dtype` (strata::DType); every buffer row-major.
+extern "C" void strata_rt_conv(int64_t in_dtype, int64_t out_dtype, int64_t lhs, int64_t rhs,
+                               int64_t out, int64_t problem);
