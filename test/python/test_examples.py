@@ -28,6 +28,15 @@ def test_train_digits_reaches_95_percent():
     assert out["losses"][-1] < 0.2 * out["losses"][0]
 
 
+@pytest.mark.skipif(not os.path.exists(load("train_digits").DIGITS),
+                    reason="python3-sklearn's digits data is not installed")
+def test_cnn_digits_reaches_97_percent_under_jit():
+    # conv, max pooling and dense layers (stax) trained under jit: a few seconds in full.
+    out = load("cnn_digits").train(verbose=False)
+    assert out["test_accuracy"] > 0.97
+    assert out["losses"][-1] < 0.2 * out["losses"][0]
+
+
 def test_train_digits_main_small(capsys):
     out = load("train_digits").main(["--epochs", "4", "--hidden", "64"])
     assert out["test_accuracy"] > 0.8
