@@ -8,6 +8,7 @@
 
 #include "primitives/elementwise_impl.h"
 #include "primitives/kernels_impl.h"
+#include "primitives/monoids_impl.h"
 #include "primitives/rules_impl.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
@@ -158,43 +159,6 @@ void unflatten(int64_t flat, const Shape &shape, std::vector<int64_t> &idx) {
 }
 
 // ---- Monoid kernels ----------------------------------------------------------------------------
-struct SumOp {
-  template <class C> static C identity() { return C(0); }
-  template <class C> static C apply(C a, C b) { return wrap_add(a, b); }
-};
-// max/min propagate NaN; on bool they are any/all.
-struct MaxOp {
-  template <class C> static C identity() {
-    if constexpr (std::is_same_v<C, bool>)
-      return false;
-    else if constexpr (std::is_floating_point_v<C>)
-      return -std::numeric_limits<C>::infinity();
-    else
-      return std::numeric_limits<C>::lowest();
-  }
-  template <class C> static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return (a > b || a != a) ? a : b;
-    else
-      return a > b ? a : b;
-  }
-};
-struct MinOp {
-  template <class C> static C identity() {
-    if constexpr (std::is_same_v<C, bool>)
-      return true;
-    else if constexpr (std::is_floating_point_v<C>)
-      return std::numeric_limits<C>::infinity();
-    else
-      return std::numeric_limits<C>::max();
-  }
-  template <class C> static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return (a < b || a != a) ? a : b;
-    else
-      return a < b ? a : b;
-  }
-};
 
 /// The windows of one output row (all outputs along the last dimension) at a time: the leading
 /// window dimensions walked by the tables, and along the last one, where the base is undilated,

@@ -1,5 +1,6 @@
 // Bindings of strata::lax's windowed reductions (lib/primitives/window.cpp) under
-// strata._core.lax; strata.lax.reduce_window (python/strata/_window.py) chooses among them.
+// strata._core.lax, private as in JAX (_reduce_window_sum, ...): strata.lax.reduce_window
+// (python/strata/_window.py) chooses among them.
 #include "common.h"
 
 namespace strata::python {
@@ -41,7 +42,7 @@ void init_window(py::module_ &root) {
   py::module_ m = root.attr("lax").cast<py::module_>();
 #define STRATA_PY_WINDOW(NAME, DOC)                                                                \
   m.def(                                                                                           \
-      #NAME,                                                                                       \
+      "_" #NAME,                                                                                   \
       [](py::handle x, py::handle dims, py::handle strides, py::handle padding, py::handle bd,     \
          py::handle wd) {                                                                          \
         return lax::NAME(to_array(x), window_of(dims, strides, padding, bd, wd));                  \
@@ -53,7 +54,7 @@ void init_window(py::module_ &root) {
   STRATA_PY_WINDOW(reduce_window_min, "Minimum of every window (padding is +inf).");
 #undef STRATA_PY_WINDOW
   m.def(
-      "reduce_window_flat",
+      "_reduce_window_flat",
       [](py::handle operands, py::handle init_values, py::object computation, py::handle dims,
          py::handle strides, py::handle padding, py::handle bd, py::handle wd) {
         return lax::reduce_window(to_array_list(operands), to_array_list(init_values),
@@ -65,7 +66,7 @@ void init_window(py::module_ &root) {
       "The general reduce_window: computation maps [accumulators..., elements...] to the new "
       "accumulators.");
   m.def(
-      "select_and_gather_add",
+      "_select_and_gather_add",
       [](py::handle tangents, py::handle operand, const std::string &select_prim, py::handle dims,
          py::handle strides, py::handle padding, py::handle bd, py::handle wd) {
         return lax::select_and_gather_add(to_array(tangents), to_array(operand),
@@ -77,7 +78,7 @@ void init_window(py::module_ &root) {
       "Each window's tangent at the element select ('ge': first maximum, 'le': first minimum) "
       "picks in operand.");
   m.def(
-      "select_and_scatter_add",
+      "_select_and_scatter_add",
       [](py::handle source, py::handle operand, const std::string &select_prim, py::handle dims,
          py::handle strides, py::handle padding, py::handle bd, py::handle wd) {
         return lax::select_and_scatter_add(to_array(source), to_array(operand),

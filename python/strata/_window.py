@@ -10,8 +10,8 @@ from strata._lax_ops import (PaddingType, padtype_to_pads, _arr, _identity_of, _
 
 _L = _core.lax
 
-_MONOID_WINDOW = {"add": _L.reduce_window_sum, "max": _L.reduce_window_max,
-                  "min": _L.reduce_window_min}
+_MONOID_WINDOW = {"add": _L._reduce_window_sum, "max": _L._reduce_window_max,
+                  "min": _L._reduce_window_min}
 
 
 def _window_params(name, shape, window_dimensions, window_strides, padding, base_dilation,
@@ -99,4 +99,4 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         if v.ndim != 0 or v.dtype != x.dtype:
             raise TypeError(f"[reduce_window] init_values must be scalars of the operands' "
                             f"dtypes, got {_tstr(v)} for {_tstr(x)}")
-    return tree_unflatten(tree, list(_L.reduce_window_flat(xs, inits, flat, *args)))
+    return tree_unflatten(tree, list(_L._reduce_window_flat(xs, inits, flat, *args)))

@@ -150,7 +150,25 @@ Value paddedMask(OpBuilder &b, Location loc, Value operand, const Window &w) {
   return padOperand(b, loc, ones, w, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
 }
 
-bool selectGe(StringRef s) { return s == "ge"; }
+/// Whether a select op lowers: static lowerable tensors, a valid window, "ge" or "le".
+template <typename OpTy> bool lowerableSelect(OpTy op, const Window &w) {
+  StringRef sel = op.getSelectPrim();
+  return lowerable(op, w, op.getOperand()) && (sel == "ge" || sel == "le");
+}
+
+/// The zero of a Strata element type (unsigned ones through their signless form).
+Value zeroOf(OpBuilder &b, Location loc, Type elem) {
+  return fromSignless(b, loc, scalarConst(b, loc, signlessOf(elem), 0, 0), elem);
+}
+
+/// Whether window element `v` (`valid`: not padding) becomes the pick: there is no pick yet
+/// (`has` false), or the current one `cur` does not keep its place against it.
+Value takes(OpBuilder &b, Location l, Value valid, Value has, Value cur, Value v, bool ge,
+            bool uns) {
+  Value yes = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+  Value stay = arith::AndIOp::create(b, l, has, keeps(b, l, cur, v, ge, uns));
+  return arith::AndIOp::create(b, l, valid, arith::XOrIOp::create(b, l, stay, yes));
+}
 
 /// select_and_gather_add => one linalg.generic carrying (picked value, its tangent, whether a
 /// pick exists) through each window in row-major order; the mask keeps padding from being
@@ -160,16 +178,14 @@ struct SelectAndGatherToGeneric : OpRewritePattern<st::SelectAndGatherAddOp> {
   LogicalResult matchAndRewrite(st::SelectAndGatherAddOp op,
                                 PatternRewriter &rewriter) const override {
     Window w = windowOf(op);
-    StringRef sel = op.getSelectPrim();
-    if (!lowerable(op, w, op.getOperand()) || (sel != "ge" && sel != "le"))
+    if (!lowerableSelect(op, w))
       return rewriter.notifyMatchFailure(op, "needs static tensors and a valid window");
     Location loc = op.getLoc();
     auto inType = tensorOf(op.getOperand());
     auto resultType = tensorOf(op.getResult());
     Type elem = inType.getElementType();
-    bool uns = elem.isUnsignedInteger(), ge = selectGe(sel);
-    Value zero =
-        fromSignless(rewriter, loc, scalarConst(rewriter, loc, signlessOf(elem), 0, 0), elem);
+    bool uns = elem.isUnsignedInteger(), ge = op.getSelectPrim() == "ge";
+    Value zero = zeroOf(rewriter, loc, elem);
     if (w.rank() == 0) {
       rewriter.replaceOp(op, op.getTangents());
       return success();
@@ -184,21 +200,19 @@ struct SelectAndGatherToGeneric : OpRewritePattern<st::SelectAndGatherAddOp> {
     auto flagType = RankedTensorType::get(resultType.getShape(), rewriter.getI1Type());
     Value no = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
     SmallVector<AffineMap> m = windowMaps(rewriter.getContext(), w);
-    auto generic = makeGeneric(
-        rewriter, loc, ValueRange{x, t, mask, windowShaped(rewriter, loc, w, elem)},
-        ValueRange{makeInit(rewriter, loc, resultType, zero),
-                   makeInit(rewriter, loc, resultType, zero),
-                   makeInit(rewriter, loc, flagType, no)},
-        {m[0], m[0], m[0], m[1], m[2], m[2], m[2]}, windowIterators(w),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value v = a[0], tv = a[1], valid = a[2], cur = a[4], curT = a[5], has = a[6];
-          Value yes = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
-          Value stay = arith::AndIOp::create(b, l, has, keeps(b, l, cur, v, ge, uns));
-          Value take = arith::AndIOp::create(b, l, valid, arith::XOrIOp::create(b, l, stay, yes));
-          return SmallVector<Value>{arith::SelectOp::create(b, l, take, v, cur),
-                                    arith::SelectOp::create(b, l, take, tv, curT),
-                                    arith::OrIOp::create(b, l, has, valid)};
-        });
+    auto generic =
+        makeGeneric(rewriter, loc, ValueRange{x, t, mask, windowShaped(rewriter, loc, w, elem)},
+                    ValueRange{makeInit(rewriter, loc, resultType, zero),
+                               makeInit(rewriter, loc, resultType, zero),
+                               makeInit(rewriter, loc, flagType, no)},
+                    {m[0], m[0], m[0], m[1], m[2], m[2], m[2]}, windowIterators(w),
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value v = a[0], tv = a[1], valid = a[2], cur = a[4], curT = a[5], has = a[6];
+                      Value take = takes(b, l, valid, has, cur, v, ge, uns);
+                      return SmallVector<Value>{arith::SelectOp::create(b, l, take, v, cur),
+                                                arith::SelectOp::create(b, l, take, tv, curT),
+                                                arith::OrIOp::create(b, l, has, valid)};
+                    });
     rewriter.replaceOp(op, generic.getResult(1));
     return success();
   }
@@ -212,18 +226,16 @@ struct SelectAndScatterToLoop : OpRewritePattern<st::SelectAndScatterAddOp> {
   LogicalResult matchAndRewrite(st::SelectAndScatterAddOp op,
                                 PatternRewriter &rewriter) const override {
     Window w = windowOf(op);
-    StringRef sel = op.getSelectPrim();
-    if (!lowerable(op, w, op.getOperand()) || (sel != "ge" && sel != "le"))
+    if (!lowerableSelect(op, w))
       return rewriter.notifyMatchFailure(op, "needs static tensors and a valid window");
     Location loc = op.getLoc();
     auto inType = tensorOf(op.getOperand());
     auto srcType = tensorOf(op.getSource());
     auto resultType = tensorOf(op.getResult());
     Type elem = inType.getElementType();
-    bool uns = elem.isUnsignedInteger(), ge = selectGe(sel);
+    bool uns = elem.isUnsignedInteger(), ge = op.getSelectPrim() == "ge";
     int64_t r = static_cast<int64_t>(w.rank());
-    Value zero =
-        fromSignless(rewriter, loc, scalarConst(rewriter, loc, signlessOf(elem), 0, 0), elem);
+    Value zero = zeroOf(rewriter, loc, elem);
     if (r == 0) {
       rewriter.replaceOp(op, op.getSource());
       return success();
@@ -264,11 +276,9 @@ struct SelectAndScatterToLoop : OpRewritePattern<st::SelectAndScatterAddOp> {
                 b, l, flat, arith::MulIOp::create(b, l, q, indexConst(b, l, strides[d])));
           }
           Value flat64 = arith::IndexCastOp::create(b, l, i64, flat);
-          Value yes = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
           Value has = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, curIdx,
                                             scalarConst(b, l, i64, 0, 0));
-          Value stay = arith::AndIOp::create(b, l, has, keeps(b, l, cur, v, ge, uns));
-          Value take = arith::AndIOp::create(b, l, valid, arith::XOrIOp::create(b, l, stay, yes));
+          Value take = takes(b, l, valid, has, cur, v, ge, uns);
           return SmallVector<Value>{arith::SelectOp::create(b, l, take, v, cur),
                                     arith::SelectOp::create(b, l, take, flat64, curIdx)};
         });
