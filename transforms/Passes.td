@@ -151,37 +151,6 @@ def StrataSortScanToRuntime : Pass<"strata-sort-scan-to-runtime", "::mlir::Modul
   ];
 }
 
-def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Turns convolutions into calls of the CPU runtime's convolution kernel.";
-  let description = [{
-    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
-    `strata.conv_general_dilated` on static tensors with a non-empty result becomes one call of
-    `strata_rt_conv`, which runs libstrata's kernel (oneDNN in f32, im2col over BLIS gemm
-    otherwise), the one the eager primitive runs, so jit and eager agree bit for bit. The
-    operands are read through `bufferization.to_buffer`, the result is a fresh `memref.alloc`
-    read back with `bufferization.to_tensor`; the convolution's sizes, strides, padding,
-    dilations and groups travel as a constant i64 table (`strata::ConvProblem::encode`).
-
-    Before => after:
-
-    ```mlir
-    %y = strata.conv_general_dilated %x, %w, window_strides = [1, 1], ...
-        : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<8x16x32x32xf32>
-    // =>
-    %p = bufferization.to_buffer %problem read_only : tensor<46xi64> to memref<46xi64>
-    %out = memref.alloc() : memref<8x16x32x32xf32>
-    call @strata_rt_conv(%c11, %c11, %px, %pw, %pout, %pp) : (i64, ...) -> ()
-    %y = bufferization.to_tensor %out restrict writable : ...
-    ```
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::bufferization::BufferizationDialect",
-    "::mlir::func::FuncDialect",
-    "::mlir::memref::MemRefDialect",
-  ];
-}
-
 def StrataLowerControlFlow : Pass<"strata-lower-control-flow"> {
   let summary = "Lowers strata.cond/while/scan to scf, writing each loop's next carries in place.";
   let description = [{
@@ -836,6 +805,38 @@ def StrataGpuHostMemory : Pass<"strata-gpu-host-memory", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
+}
+
+// ---- Convolution
+def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turns convolutions into calls of the CPU runtime's convolution kernel.";
+  let description = [{
+    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
+    `strata.conv_general_dilated` on static tensors with a non-empty result becomes one call of
+    `strata_rt_conv`, which runs libstrata's kernel (oneDNN in f32, im2col over BLIS gemm
+    otherwise), the one the eager primitive runs, so jit and eager agree bit for bit. The
+    operands are read through `bufferization.to_buffer`, the result is a fresh `memref.alloc`
+    read back with `bufferization.to_tensor`; the convolution's sizes, strides, padding,
+    dilations and groups travel as a constant i64 table (`strata::ConvProblem::encode`).
+
+    Before => after:
+
+    ```mlir
+    %y = strata.conv_general_dilated %x, %w, window_strides = [1, 1], ...
+        : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<8x16x32x32xf32>
+    // =>
+    %p = bufferization.to_buffer %problem read_only : tensor<46xi64> to memref<46xi64>
+    %out = memref.alloc() : memref<8x16x32x32xf32>
+    call @strata_rt_conv(%c11, %c11, %px, %pw, %pout, %pp) : (i64, ...) -> ()
+    %y = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
 }
 
 #endif // STRATA_PASSES_TD

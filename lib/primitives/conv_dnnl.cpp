@@ -1,6 +1,7 @@
-// conv_general_dilated in f32 through oneDNN (Debian's libdnnl): the forward convolution, or
-// oneDNN's weight-gradient convolution when the window is larger than the output (the form of
-// a convolution's rhs transpose), both in oneDNN's blocked layouts behind cached reorders.
+// conv_general_dilated in f32 through oneDNN (Debian's libdnnl): the forward convolution,
+// oneDNN's weight gradient when the window is larger than the output (the form of a
+// convolution's rhs transpose), or its data gradient for lhs dilation (the form of a strided
+// convolution's lhs transpose), in oneDNN's blocked layouts behind cached reorders.
 #include <dlfcn.h>
 
 #include <dnnl.hpp>
@@ -34,10 +35,15 @@ dnnl::engine &engine() {
 }
 
 /// oneDNN's OpenMP team takes Strata's thread count (STRATA_NUM_THREADS), as every other parallel
-/// kernel does; the setting belongs to the calling thread, so it is made before each call.
+/// kernel does; the setting belongs to the calling thread, so it is made before each call. The
+/// function is looked up in the GNU OpenMP runtime that libdnnl loads: jit-compiled code may
+/// bring LLVM's libomp into the process too, whose omp_set_num_threads oneDNN never reads.
 void use_strata_threads() {
   using SetFn = void (*)(int);
-  static SetFn set = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  static SetFn set = [] {
+    void *gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return gomp ? reinterpret_cast<SetFn>(dlsym(gomp, "omp_set_num_threads")) : nullptr;
+  }();
   if (set)
     set(num_threads());
 }
@@ -47,6 +53,12 @@ memory::desc strided(const dims &d, const dims &s) {
 }
 memory::desc any_layout(const dims &d) {
   return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+}
+
+memory::format_tag contiguous_tag(size_t rank) {
+  return rank == 3   ? memory::format_tag::abc
+         : rank == 4 ? memory::format_tag::abcd
+                     : memory::format_tag::abcde;
 }
 
 dims cat(std::initializer_list<int64_t> head, const std::vector<int64_t> &tail) {
@@ -148,16 +160,77 @@ std::unique_ptr<DnnlConv> build_weight_gradient(const ConvProblem &p) {
   return c;
 }
 
-std::string key_of(const ConvProblem &p, bool weight_gradient) {
+/// Which oneDNN primitive computes a problem.
+enum class Form { Forward, WeightGradient, DataGradient };
+
+/// out = conv(lhs, rhs) with lhs dilation and unit strides as oneDNN's data gradient:
+/// diff_src[b, f, q] = sum over c and k of diff_dst[b, c, o] w[c, f, k] where
+/// o * lhs_dilation = q + pad - k * rhs_dilation, which is the convolution when diff_dst = lhs,
+/// w = rhs with its window reversed (and its two feature dims in the other roles), oneDNN's
+/// stride our lhs dilation and its left padding (K - 1) * rhs_dilation - pad_lo.
+std::unique_ptr<DnnlConv> build_data_gradient(const ConvProblem &p) {
+  auto c = std::make_unique<DnnlConv>();
+  dims dsrc = cat({p.out_batch, p.out_features}, p.out_size);
+  dims ddst = cat({p.batch, p.in_features}, p.in_size);
+  dims wei = cat({p.in_features, p.out_features}, p.kernel_size);
+  c->user_a = strided(ddst, cat({p.lhs_b, p.lhs_f}, p.lhs_s));
+  c->user_b = memory::desc(wei, memory::data_type::f32, contiguous_tag(wei.size()));
+  c->user_c = strided(dsrc, cat({p.out_b, p.out_f}, p.out_s));
+  std::vector<int64_t> lo(p.rank()), hi(p.rank());
+  for (size_t i = 0; i < p.rank(); ++i) {
+    lo[i] = (p.kernel_size[i] - 1) * p.rhs_dilation[i] - p.pad_lo[i];
+    hi[i] = (p.in_size[i] - 1) * p.lhs_dilation[i] + (p.kernel_size[i] - 1) * p.rhs_dilation[i] +
+            1 - p.out_size[i] - lo[i];
+  }
+  auto dsrc_any = any_layout(dsrc), ddst_any = any_layout(ddst), wei_any = any_layout(wei);
+  dims dil = minus_one(p.rhs_dilation);
+  dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training,
+                                     dnnl::algorithm::convolution_direct, dsrc_any, wei_any,
+                                     ddst_any, p.lhs_dilation, dil, lo, hi);
+  dnnl::convolution_forward::primitive_desc fpd(fd, engine());
+  dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, dsrc_any, wei_any,
+                                           ddst_any, p.lhs_dilation, dil, lo, hi);
+  dnnl::convolution_backward_data::primitive_desc pd(bd, engine(), fpd);
+  c->inner_a = pd.diff_dst_desc();
+  c->inner_b = pd.weights_desc();
+  c->inner_c = pd.diff_src_desc();
+  c->conv = dnnl::convolution_backward_data(pd);
+  c->arg_a = DNNL_ARG_DIFF_DST;
+  c->arg_b = DNNL_ARG_WEIGHTS;
+  c->arg_c = DNNL_ARG_DIFF_SRC;
+  return c;
+}
+
+/// rhs [f, c, k...] (strided) as a contiguous [c, f, k...] with each window reversed: the
+/// weights of the data-gradient form.
+std::vector<float> reversed_weights(const ConvProblem &p, const float *rhs) {
+  int64_t ksize = product(p.kernel_size), n = static_cast<int64_t>(p.rank());
+  std::vector<float> w(static_cast<size_t>(p.in_features * p.out_features * ksize));
+  std::vector<int64_t> k(p.rank());
+  for (int64_t kf = 0; kf < ksize; ++kf) {
+    int64_t r = kf, off = 0;
+    for (int64_t d = n; d-- > 0;) {
+      k[d] = r % p.kernel_size[d];
+      r /= p.kernel_size[d];
+      off += (p.kernel_size[d] - 1 - k[d]) * p.rhs_s[d];
+    }
+    for (int64_t ci = 0; ci < p.in_features; ++ci)
+      for (int64_t f = 0; f < p.out_features; ++f)
+        w[(ci * p.out_features + f) * ksize + kf] = rhs[off + f * p.rhs_o + ci * p.rhs_i];
+  }
+  return w;
+}
+
+std::string key_of(const ConvProblem &p, Form form) {
   std::ostringstream os;
   auto put = [&](const std::vector<int64_t> &v) {
     for (int64_t x : v)
       os << x << ',';
     os << ';';
   };
-  os << weight_gradient << ';' << p.batch << ',' << p.in_features << ',' << p.out_features << ','
-     << p.out_batch << ',' << p.feature_groups << ';' << p.lhs_b << ',' << p.lhs_f << ',' << p.rhs_o
-     << ',' << p.rhs_i << ',' << p.out_b << ',' << p.out_f << ';';
+  os << static_cast<int>(form) << ';' << p.batch << ',' << p.in_features << ',' << p.out_features
+     << ',' << p.out_batch << ',' << p.feature_groups << ';' << p.lhs_b << ',' << p.lhs_f << ','
+     << p.rhs_o << ',' << p.rhs_i << ',' << p.out_b << ',' << p.out_f << ';';
   for (const auto *v : {&p.in_size, &p.kernel_size, &p.out_size, &p.strides, &p.pad_lo,
                         &p.rhs_dilation, &p.lhs_s, &p.rhs_s, &p.out_s})
     put(*v);
@@ -166,17 +239,19 @@ std::string key_of(const ConvProblem &p, bool weight_gradient) {
 
 /// Built convolutions by problem (building one JIT-compiles its kernels, which costs more than
 /// running it on small shapes); a failed build is remembered as null.
-const DnnlConv *cached(const ConvProblem &p, bool weight_gradient) {
+const DnnlConv *cached(const ConvProblem &p, Form form) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<DnnlConv>> cache;
-  std::string key = key_of(p, weight_gradient);
+  std::string key = key_of(p, form);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second.get();
   std::unique_ptr<DnnlConv> c;
   try {
-    c = weight_gradient ? build_weight_gradient(p) : build_forward(p);
+    c = form == Form::WeightGradient ? build_weight_gradient(p)
+        : form == Form::DataGradient ? build_data_gradient(p)
+                                     : build_forward(p);
     c->to_a = reorder_if(c->user_a, c->inner_a);
     c->to_b = reorder_if(c->user_b, c->inner_b);
     c->from_c = reorder_if(c->inner_c, c->user_c);
@@ -189,18 +264,33 @@ const DnnlConv *cached(const ConvProblem &p, bool weight_gradient) {
 } // namespace
 
 bool conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, float *out) {
-  if (p.batch_groups != 1)
+  if (p.batch_groups != 1 || p.rank() == 0 || p.rank() > 3 || p.batch == 0 || p.in_features == 0 ||
+      p.out_features == 0 || product(p.out_size) == 0 || product(p.kernel_size) == 0)
     return false;
-  for (size_t i = 0; i < p.rank(); ++i)
-    if (p.lhs_dilation[i] != 1 || p.pad_lo[i] < 0 || p.pad_hi[i] < 0)
+  bool dilated = false, strided = false, negative = false;
+  for (size_t i = 0; i < p.rank(); ++i) {
+    dilated = dilated || p.lhs_dilation[i] != 1;
+    strided = strided || p.strides[i] != 1;
+    negative = negative || p.pad_lo[i] < 0 || p.pad_hi[i] < 0;
+  }
+  Form form = Form::Forward;
+  if (dilated) {
+    if (strided || p.feature_groups != 1)
       return false;
-  if (p.rank() == 0 || p.rank() > 3 || p.batch == 0 || p.in_features == 0 || p.out_features == 0 ||
-      product(p.out_size) == 0 || product(p.kernel_size) == 0)
+    form = Form::DataGradient;
+  } else if (negative) {
     return false;
-  bool weight_gradient = p.feature_groups == 1 && product(p.kernel_size) > product(p.out_size);
-  const DnnlConv *c = cached(p, weight_gradient);
+  } else if (p.feature_groups == 1 && product(p.kernel_size) > product(p.out_size)) {
+    form = Form::WeightGradient;
+  }
+  const DnnlConv *c = cached(p, form);
   if (!c)
     return false;
+  std::vector<float> flipped;
+  if (form == Form::DataGradient) {
+    flipped = reversed_weights(p, rhs);
+    rhs = flipped.data();
+  }
   use_strata_threads();
   dnnl::stream s(engine());
   memory ua(c->user_a, engine(), const_cast<float *>(lhs));

@@ -5,9 +5,9 @@
 
 namespace strata {
 
-/// Computes the convolution with oneDNN in f32 when oneDNN takes the problem (no lhs dilation
-/// or batch groups, padding that is not negative); returns false, having written nothing,
-/// when it does not.
+/// Computes the convolution with oneDNN in f32 when oneDNN takes the problem (no batch groups;
+/// lhs dilation only with unit strides and no feature groups; otherwise padding that is not
+/// negative); returns false, having written nothing, when it does not.
 bool conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, float *out);
 
 } // namespace strata

@@ -1,6 +1,6 @@
 """Convolutions with JAX's signatures: lax.conv_general_dilated and the forms built on it
-(conv, conv_with_general_padding, conv_transpose), dimension numbers, and jnp.convolve and
-jnp.correlate."""
+(conv, conv_with_general_padding, conv_transpose) and the dimension numbers; jnp.convolve and
+jnp.correlate (strata/_numpy_shape.py) are built on it too."""
 from typing import NamedTuple as _NamedTuple
 
 import numpy as _np
@@ -157,46 +157,3 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     return conv_general_dilated(lhs, rhs, (1,) * (ndims - 2), pads, strides, rhs_dilation, dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
-
-
-def _conv1d(x, y, mode, op, precision, preferred_element_type):
-    from strata import numpy as jnp
-    if jnp.ndim(x) != 1 or jnp.ndim(y) != 1:
-        raise ValueError(f"{op}() only support 1-dimensional inputs.")
-    x, y = jnp.asarray(x), jnp.asarray(y)
-    if preferred_element_type is None:
-        dt = jnp.result_type(x, y)
-        if not jnp.issubdtype(dt, jnp.inexact):
-            dt = jnp.result_type(dt, 1.0)
-        x, y = x.astype(dt), y.astype(dt)
-    if x.shape[0] == 0 or y.shape[0] == 0:
-        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
-    reverse = False
-    if x.shape[0] < y.shape[0]:
-        x, y = y, x
-        reverse = op == "correlate"
-    if op == "convolve":
-        y = jnp.flip(y)
-    k = y.shape[0]
-    if mode == "valid":
-        padding = [(0, 0)]
-    elif mode == "same":
-        padding = [(k // 2, k - k // 2 - 1)]
-    elif mode == "full":
-        padding = [(k - 1, k - 1)]
-    else:
-        raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    out = conv_general_dilated(x[None, None, :], y[None, None, :], (1,), padding,
-                               precision=precision, preferred_element_type=preferred_element_type)
-    out = out[0, 0]
-    return jnp.flip(out) if reverse else out
-
-
-def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
-    """The discrete linear convolution of two 1-D arrays (as jnp.convolve)."""
-    return _conv1d(a, v, mode, "convolve", precision, preferred_element_type)
-
-
-def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
-    """The cross-correlation of two 1-D arrays (as jnp.correlate)."""
-    return _conv1d(a, v, mode, "correlate", precision, preferred_element_type)

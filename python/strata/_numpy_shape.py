@@ -1007,27 +1007,20 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(c, -1, axisc)
 
 
-def _correlate_full(a, v):
-    """full[k] = sum_j a[k + j - (m - 1)] * v[j] for k in [0, n + m - 1)."""
-    n, m = a.shape[0], v.shape[0]
-    ap = _l.pad(a, _c.zeros((), a.dtype), [(m - 1, m - 1, 0)])
-    idx = (_np.arange(n + m - 1)[:, None] + _np.arange(m)[None, :]).astype(_np.int32)
-    win = _c.take(ap, arr(idx), 0)  # [n + m - 1, m]
-    return _c.matmul(win, v)
+def _correlate1d(op, x, y, mode, precision, preferred_element_type):
+    """lax.conv_general_dilated of x with window y (len(x) >= len(y)), padded for mode."""
+    from strata._lax_conv import conv_general_dilated
+    k = y.shape[0]
+    pads = {"valid": (0, 0), "same": (k // 2, k - k // 2 - 1), "full": (k - 1, k - 1)}
+    if mode not in pads:
+        raise ValueError(f"[{op}] mode must be 'full', 'same' or 'valid', got {mode!r}")
+    out = conv_general_dilated(x[None, None, :], y[None, None, :], (1,), [pads[mode]],
+                               precision=precision,
+                               preferred_element_type=preferred_element_type)
+    return out[0, 0]
 
 
-def _conv_mode(op, full, n, m, mode):
-    if mode == "full":
-        return full
-    if mode == "same":
-        start = (_b.min(n, m) - 1) // 2
-        return full[start:start + _b.max(n, m)]
-    if mode == "valid":
-        return full[_b.min(n, m) - 1:_b.max(n, m)]
-    raise ValueError(f"[{op}] mode must be 'full', 'same' or 'valid', got {mode!r}")
-
-
-def _conv_args(op, a, v):
+def _conv_args(op, a, v, preferred_element_type):
     a, v = arr(a), arr(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"[{op}] only 1-d inputs are supported, got {a.dtype}{list(a.shape)} "
@@ -1035,30 +1028,31 @@ def _conv_args(op, a, v):
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"[{op}] inputs cannot be empty, got shapes {list(a.shape)} and "
                          f"{list(v.shape)}")
+    if preferred_element_type is None:  # as jnp: promoted to an inexact type
+        t = rtype(a, v)
+        if not _np.issubdtype(_np.dtype(t), _np.inexact):
+            t = rtype(a, v, 1.0)
+        return cast(a, t), cast(v, t)
     return _promote(a, v)
 
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
-    """The discrete linear convolution of two 1-d arrays (direct sum), mode full, same or
-    valid."""
-    a, v = _conv_args("convolve", a, v)
-    n, m = a.shape[0], v.shape[0]
-    if n < m:
+    """The discrete linear convolution of two 1-d arrays (lax.conv_general_dilated with the
+    window reversed), mode full, same or valid."""
+    a, v = _conv_args("convolve", a, v, preferred_element_type)
+    if a.shape[0] < v.shape[0]:
         a, v = v, a
-    r = _conv_mode("convolve", _correlate_full(a, _l.rev(v, [0])), n, m, mode)
-    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+    return _correlate1d("convolve", a, _l.rev(v, [0]), mode, precision, preferred_element_type)
 
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
-    """The cross-correlation c[k] = sum_n a[n + k] * v[n] of two 1-d arrays, mode valid,
-    same or full."""
-    a, v = _conv_args("correlate", a, v)
-    n, m = a.shape[0], v.shape[0]
-    if n < m:
-        r = _l.rev(_conv_mode("correlate", _correlate_full(v, a), n, m, mode), [0])
-    else:
-        r = _conv_mode("correlate", _correlate_full(a, v), n, m, mode)
-    return cast(r, to_dtype(preferred_element_type)) if preferred_element_type else r
+    """The cross-correlation c[k] = sum_n a[n + k] * v[n] of two 1-d arrays
+    (lax.conv_general_dilated), mode valid, same or full."""
+    a, v = _conv_args("correlate", a, v, preferred_element_type)
+    if a.shape[0] < v.shape[0]:
+        return _l.rev(_correlate1d("correlate", v, a, mode, precision, preferred_element_type),
+                      [0])
+    return _correlate1d("correlate", a, v, mode, precision, preferred_element_type)
 
 
 # ---- Grids -----------------------------------------------------------------------------------

@@ -211,5 +211,3 @@ def bitwise_count(x):
 import sys as _sys  # noqa: E402
 from strata import _numpy_linalg as linalg  # noqa: E402
 _sys.modules[__name__ + ".linalg"] = linalg
-# Convolution.
-from strata._lax_conv import convolve, correlate  # noqa: E402,F401
