@@ -2432,6 +2432,152 @@ def Strata_FftOp : Strata_Op<"fft"> {
 }
 
 //===----------------------------------------------------------------------------------===//
+//===== Windowed reductions (lib/primitives/window.cpp)
+//===----------------------------------------------------------------------------------===//
+
+// Ops over the windows of an operand: every window attribute has one entry per operand
+// dimension. Output dimension d has (padded - span) / stride + 1 entries, where padded is the
+// base-dilated size plus padding_low and padding_high (negative padding crops) and span the
+// window-dilated window.
+class Strata_WindowOp<string mnemonic, dag operands, list<Trait> traits = []>
+    : Strata_Op<mnemonic, traits> {
+  let arguments = !con(operands, (ins DenseI64ArrayAttr:$window_dimensions,
+                       DenseI64ArrayAttr:$window_strides, DenseI64ArrayAttr:$padding_low,
+                       DenseI64ArrayAttr:$padding_high, DenseI64ArrayAttr:$base_dilation,
+                       DenseI64ArrayAttr:$window_dilation));
+  let results = (outs AnyRankedTensor:$result);
+  // The select ops name their two operands in their own formats.
+  let assemblyFormat = [{
+    $operand `,` `window_dimensions` `=` $window_dimensions `,` `window_strides` `=`
+    $window_strides `,` `padding_low` `=` $padding_low `,` `padding_high` `=` $padding_high `,`
+    `base_dilation` `=` $base_dilation `,` `window_dilation` `=` $window_dilation attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceWindowSumOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceWindowSumOp
+    : Strata_WindowOp<"reduce_window_sum", (ins AnyRankedTensor:$operand)> {
+  let summary = "Sums every window of the operand.";
+  let description = [{
+    Padding and the holes of the base dilation count as 0. Integers wrap; bool operands are
+    rejected.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_window_sum %x, window_dimensions = [2, 2], window_strides = [2, 2],
+        padding_low = [0, 0], padding_high = [0, 0], base_dilation = [1, 1],
+        window_dilation = [1, 1] : (tensor<4x6xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceWindowMaxOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceWindowMaxOp
+    : Strata_WindowOp<"reduce_window_max", (ins AnyRankedTensor:$operand)> {
+  let summary = "The maximum of every window of the operand (max pooling).";
+  let description = [{
+    Padding counts as the lowest value (-inf for floats); NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_window_max %x, window_dimensions = [3], window_strides = [1],
+        padding_low = [1], padding_high = [1], base_dilation = [1], window_dilation = [1]
+        : (tensor<5xf32>) -> tensor<5xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// ReduceWindowMinOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_ReduceWindowMinOp
+    : Strata_WindowOp<"reduce_window_min", (ins AnyRankedTensor:$operand)> {
+  let summary = "The minimum of every window of the operand.";
+  let description = [{
+    Padding counts as the highest value (+inf for floats); NaN propagates.
+
+    Example:
+
+    ```mlir
+    %y = strata.reduce_window_min %x, window_dimensions = [2], window_strides = [2],
+        padding_low = [0], padding_high = [0], base_dilation = [1], window_dilation = [1]
+        : (tensor<6xi32>) -> tensor<3xi32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SelectAndGatherAddOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SelectAndGatherAddOp
+    : Strata_WindowOp<"select_and_gather_add",
+                      (ins AnyRankedTensor:$tangents, AnyRankedTensor:$operand,
+                           StrAttr:$select_prim)> {
+  let summary = "Each window's tangent at the element select picks in the operand.";
+  let description = [{
+    Scanning a window in row-major order, the pick moves to a later element unless
+    `select_prim` (`"ge"`: max pooling, `"le"`: min pooling) holds between the current pick and
+    it, so ties keep the first; padding is never picked, and a window of padding only gives 0.
+    `tangents` has the operand's shape and dtype; the result has the windows' shape.
+
+    Example:
+
+    ```mlir
+    %t = strata.select_and_gather_add %dx, %x, select_prim = "ge", window_dimensions = [2],
+        window_strides = [2], padding_low = [0], padding_high = [0], base_dilation = [1],
+        window_dilation = [1] : (tensor<4xf32>, tensor<4xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let assemblyFormat = [{
+    $tangents `,` $operand `,` `select_prim` `=` $select_prim `,` `window_dimensions` `=`
+    $window_dimensions `,` `window_strides` `=` $window_strides `,` `padding_low` `=`
+    $padding_low `,` `padding_high` `=` $padding_high `,` `base_dilation` `=` $base_dilation `,`
+    `window_dilation` `=` $window_dilation attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
+// SelectAndScatterAddOp
+//===----------------------------------------------------------------------------------===//
+
+def Strata_SelectAndScatterAddOp
+    : Strata_WindowOp<"select_and_scatter_add",
+                      (ins AnyRankedTensor:$source, AnyRankedTensor:$operand,
+                           StrAttr:$select_prim)> {
+  let summary = "Each window's source value added at the element select picks in the operand.";
+  let description = [{
+    The transpose of `select_and_gather_add` (max pooling's gradient): the picks are the same,
+    `source` has the windows' shape, and the result the operand's shape and dtype, zero where
+    nothing was picked.
+
+    Example:
+
+    ```mlir
+    %dx = strata.select_and_scatter_add %g, %x, select_prim = "ge", window_dimensions = [2],
+        window_strides = [2], padding_low = [0], padding_high = [0], base_dilation = [1],
+        window_dilation = [1] : (tensor<2xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let assemblyFormat = [{
+    $source `,` $operand `,` `select_prim` `=` $select_prim `,` `window_dimensions` `=`
+    $window_dimensions `,` `window_strides` `=` $window_strides `,` `padding_low` `=`
+    $padding_low `,` `padding_high` `=` $padding_high `,` `base_dilation` `=` $base_dilation `,`
+    `window_dilation` `=` $window_dilation attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------------------===//
 //===== Convolution
 //===----------------------------------------------------------------------------------===//
 

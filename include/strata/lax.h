@@ -195,6 +195,33 @@ STRATA_EXPORT Array conj(const Array &x);
 /// "IRFFT" (the reverse, scaled); case-insensitive, as JAX's strings.
 STRATA_EXPORT Array fft(const Array &x, std::string_view fft_type,
                         const std::vector<int64_t> &fft_lengths);
+// ---- Windowed reductions (lib/primitives/window.cpp) --------------------------------------
+/// A window over every dimension of an operand (XLA's ReduceWindow): its dimensions, strides,
+/// (low, high) padding and base/window dilations. Empty strides, padding or dilations mean
+/// ones, zeros and ones.
+struct WindowDims {
+  std::vector<int64_t> dimensions, strides;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  std::vector<int64_t> base_dilation, window_dilation;
+};
+/// Sum, maximum and minimum of each window (padding counts as the identity).
+STRATA_EXPORT Array reduce_window_sum(const Array &x, const WindowDims &window);
+STRATA_EXPORT Array reduce_window_max(const Array &x, const WindowDims &window);
+STRATA_EXPORT Array reduce_window_min(const Array &x, const WindowDims &window);
+/// The general reduction: `computation` maps (accumulators..., elements...) scalars to the new
+/// accumulators; each operand is padded with its initial value.
+STRATA_EXPORT std::vector<Array> reduce_window(const std::vector<Array> &operands,
+                                               const std::vector<Array> &init_values,
+                                               const FlatFn &computation, const WindowDims &window);
+/// For each window of `operand`, the element of `tangents` where select picks (the first
+/// maximum when select_ge, else the first minimum): reduce_window_max/min's jvp.
+STRATA_EXPORT Array select_and_gather_add(const Array &tangents, const Array &operand,
+                                          bool select_ge, const WindowDims &window);
+/// Each window's `source` value added at the element select picks in `operand`:
+/// reduce_window_max/min's vjp.
+STRATA_EXPORT Array select_and_scatter_add(const Array &source, const Array &operand,
+                                           bool select_ge, const WindowDims &window);
+
 // ---- Convolution --------------------------------------------------------------------------
 /// Which dimensions of lhs, rhs and the output are batch/feature/spatial (as JAX's
 /// ConvDimensionNumbers): lhs_spec = (batch, feature, spatial...), rhs_spec = (out feature,

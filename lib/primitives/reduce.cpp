@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "primitives/elementwise_impl.h"
+#include "primitives/monoids_impl.h"
 #include "primitives/rules_impl.h"
 #include "strata/internal/line_kernels.h"
 #include "strata/internal/thread_pool.h"
@@ -14,67 +15,8 @@
 namespace strata {
 namespace {
 
-// ---- Monoids ---------------------------------------------------------------------------------
-// Each reduction is a monoid on the accumulation type C: an identity and an associative combine.
-// Signed integers wrap (two's complement) instead of overflowing into undefined behaviour.
-
 /// Floating and complex sums are blocked and pairwise (their rounding error grows with log n).
 template <class C> constexpr bool kInexact = std::is_floating_point_v<C> || is_complex_v<C>;
-struct SumOp {
-  template <class C> static C identity() { return C(0); }
-  template <class C> static C apply(C a, C b) { return wrap_add(a, b); }
-};
-struct ProdOp {
-  template <class C> static C identity() { return C(1); }
-  template <class C> static C apply(C a, C b) { return wrap_mul(a, b); }
-};
-// Complex numbers order lexicographically (real part, then imaginary part), as XLA's; one with
-// a NaN part is NaN (it compares unequal to itself).
-template <class C> bool lex_greater(C a, C b) {
-  return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
-}
-
-// max/min propagate NaN; on bool they are any/all.
-struct MaxOp {
-  template <class C> static C identity() {
-    if constexpr (std::is_same_v<C, bool>)
-      return false;
-    else if constexpr (is_complex_v<C>)
-      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
-    else if constexpr (std::is_floating_point_v<C>)
-      return -std::numeric_limits<C>::infinity();
-    else
-      return std::numeric_limits<C>::lowest();
-  }
-  template <class C> static C apply(C a, C b) {
-    if constexpr (is_complex_v<C>)
-      return (lex_greater(a, b) || a != a) ? a : b;
-    else if constexpr (std::is_floating_point_v<C>)
-      return (a > b || a != a) ? a : b;
-    else
-      return a > b ? a : b;
-  }
-};
-struct MinOp {
-  template <class C> static C identity() {
-    if constexpr (std::is_same_v<C, bool>)
-      return true;
-    else if constexpr (is_complex_v<C>)
-      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
-    else if constexpr (std::is_floating_point_v<C>)
-      return std::numeric_limits<C>::infinity();
-    else
-      return std::numeric_limits<C>::max();
-  }
-  template <class C> static C apply(C a, C b) {
-    if constexpr (is_complex_v<C>)
-      return (lex_greater(b, a) || a != a) ? a : b;
-    else if constexpr (std::is_floating_point_v<C>)
-      return (a < b || a != a) ? a : b;
-    else
-      return a < b ? a : b;
-  }
-};
 
 // Floating max/min track NaNs apart from the running extremum so that the comparison loop
 // vectorizes (the select `v > a ? v : a` is one SIMD max; a NaN test folded into it is not).

@@ -93,5 +93,7 @@ void init_transforms(py::module_ &m);
 void init_control_flow(py::module_ &m);
 void init_jit(py::module_ &m);
 void init_dlpack(py::module_ &m);
+/// Windowed reductions (python/src/window.cpp), bound into strata._core.lax after init_lax.
+void init_window(py::module_ &m);
 
 } // namespace strata::python

@@ -53,6 +53,8 @@ PYBIND11_MODULE(_core, m) {
   // fft family
   python::init_fft(m);
   python::init_conv(m); // convolution
+  // ---- Windowed reductions
+  python::init_window(m);
   m.def(
       "devices",
       [] {

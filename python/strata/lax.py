@@ -306,7 +306,7 @@ from strata._lax_ops import (  # noqa: E402,F401
     reduce, reduce_precision)
 from strata._lax_ops import (  # noqa: E402,F401
     Tolerance, AccuracyMode, broadcast_shapes, PaddingType, padtype_to_pads, approx_max_k,
-    approx_min_k, reduce_window)
+    approx_min_k)
 # Wrappers of the elementwise primitives with JAX's keywords and scalar broadcasting.
 from strata._lax_ops import (  # noqa: E402,F401
     exp, exp2, expm1, log, log1p, tanh, logistic, sin, cos, tan, sqrt, rsqrt, cbrt, nextafter,
@@ -314,6 +314,8 @@ from strata._lax_ops import (  # noqa: E402,F401
 from strata._lax_indexing import (  # noqa: E402,F401
     GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
     scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply, index_take)
+# Windowed reductions on their primitives.
+from strata._window import reduce_window, reduce_window_shape_tuple  # noqa: E402,F401
 from strata._lax_scan import (  # noqa: E402,F401
     associative_scan, cumsum, cumprod, cummax, cummin, cumlogsumexp, custom_root,
     custom_linear_solve)

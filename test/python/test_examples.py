@@ -1,6 +1,6 @@
 """The examples in examples/python, each run at a small size, with their results checked
 against oracles (a per-example loop, hessian(f) @ v and finite differences, the loss falling,
-scikit-learn's Gaussian-process likelihood and its gradient)."""
+test accuracy, scikit-learn's Gaussian-process likelihood and its gradient, direct convolution)."""
 
 import importlib.util
 import os
@@ -27,6 +27,15 @@ def test_train_digits_reaches_95_percent():
     # The full run is under a second, so the suite checks the issue's bar itself.
     out = load("train_digits").train(epochs=30, verbose=False)
     assert out["test_accuracy"] >= 0.95
+    assert out["losses"][-1] < 0.2 * out["losses"][0]
+
+
+@pytest.mark.skipif(not os.path.exists(load("train_digits").DIGITS),
+                    reason="python3-sklearn's digits data is not installed")
+def test_cnn_digits_reaches_97_percent_under_jit():
+    # conv, max pooling and dense layers (stax) trained under jit: a few seconds in full.
+    out = load("cnn_digits").train(verbose=False)
+    assert out["test_accuracy"] > 0.97
     assert out["losses"][-1] < 0.2 * out["losses"][0]
 
 

@@ -733,6 +733,62 @@ inline std::vector<Row> make_rows() {
              }};
     r.not_compiled = "jit has no complex element types yet";
     add(r);
+  // ---- Windowed reductions (lib/primitives/window.cpp): 1-D to 3-D operands under strides,
+  // padding and both dilations; max/min see distinct values (no ties: the derivative is unique).
+  auto windows = [](bool distinct_values) {
+    return [distinct_values](Rng &r) {
+      auto x = [&](const Shape &s) { return distinct_values ? distinct(r, s) : uniform(r, s); };
+      return std::vector<Array>{x({7}), x({5, 6}), x({2, 3, 4})};
+    };
+  };
+  auto window_dims = [] {
+    return std::vector<lax::WindowDims>{
+        {{3}, {2}, {{-1, 2}}, {}, {}}, // negative padding crops
+        {{2, 3}, {1, 2}, {{1, 0}, {0, 2}}, {2, 1}, {1, 2}},
+        {{1, 2, 2}, {1, 1, 2}, {{0, 0}, {1, 0}, {0, 1}}, {}, {1, 2, 1}}};
+  };
+  auto monoid_row = [&](std::string name, Array (*f)(const Array &, const lax::WindowDims &),
+                        bool distinct_values) {
+    return Row{std::move(name), windows(distinct_values),
+               [f, window_dims](const std::vector<Array> &in) {
+                 std::vector<lax::WindowDims> w = window_dims();
+                 std::vector<Array> out;
+                 for (size_t i = 0; i < in.size(); ++i)
+                   out.push_back(f(in[i], w[i]));
+                 return out;
+               }};
+  };
+  add(monoid_row("reduce_window_sum", lax::reduce_window_sum, false));
+  add(monoid_row("reduce_window_max", lax::reduce_window_max, true));
+  add(monoid_row("reduce_window_min", lax::reduce_window_min, true));
+  // The general reduction with a non-monoid computation over two operands (acc + x * y and the
+  // running max); the initial values are constants of the function.
+  add({"reduce_window",
+       [](Rng &r) { return std::vector<Array>{uniform(r, {4, 5}), distinct(r, {4, 5})}; },
+       [](const std::vector<Array> &in) {
+         FlatFn f = [](const std::vector<Array> &a) {
+           return std::vector<Array>{a[0] + a[2] * a[3], lax::max(a[1], a[3])};
+         };
+         Array zero = lax::convert_element_type(Array(0.0), in[0].dtype());
+         Array low = lax::convert_element_type(Array(-1e30), in[0].dtype());
+         lax::WindowDims w{{2, 3}, {1, 2}, {{1, 0}, {0, 1}}, {1, 2}, {}};
+         return lax::reduce_window(in, {zero, low}, f, w);
+       }});
+  // The selections see distinct operand values (their derivative in the operand is zero).
+  add({"select_and_gather_add",
+       [](Rng &r) { return std::vector<Array>{uniform(r, {5, 6}), distinct(r, {5, 6})}; },
+       [](const std::vector<Array> &in) {
+         lax::WindowDims w{{2, 3}, {1, 2}, {{1, 0}, {0, 2}}, {2, 1}, {1, 2}};
+         return std::vector<Array>{lax::select_and_gather_add(in[0], in[1], true, w),
+                                   lax::select_and_gather_add(in[0], in[1], false, w)};
+       }});
+  add({"select_and_scatter_add",
+       [](Rng &r) { return std::vector<Array>{uniform(r, {5, 3}), distinct(r, {5, 6})}; },
+       [](const std::vector<Array> &in) {
+         lax::WindowDims w{{2, 3}, {1, 2}, {{1, 0}, {0, 1}}, {}, {}};
+         return std::vector<Array>{lax::select_and_scatter_add(in[0], in[1], true, w),
+                                   lax::select_and_scatter_add(in[0], in[1], false, w)};
+       }});
   // ---- Convolution: feature groups, strides, asymmetric padding, rhs dilation, NHWC/HWIO
   // (test_rules_conv.cpp runs the rules over 1-D to 3-D, lhs dilation and batch groups).
   {

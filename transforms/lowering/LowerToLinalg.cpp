@@ -61,6 +61,7 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     populateSortScanToLinalgPatterns(patterns);
     populateDotToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns); // convolution
+    populateWindowToLinalgPatterns(patterns);
     // One walk (fusion bodies included): every pattern creates only upstream ops, so nothing
     // needs revisiting, and unrelated IR is left exactly as it was (no folding).
     walkAndApplyPatterns(getOperation(), std::move(patterns));

@@ -112,6 +112,9 @@ void populateSortScanToLinalgPatterns(RewritePatternSet &patterns);
 void populateDotToLinalgPatterns(RewritePatternSet &patterns);
 /// conv_general_dilated (one linalg.generic; the GPU's path).
 void populateConvToLinalgPatterns(RewritePatternSet &patterns);
+/// Windowed reductions: reduce_window_{sum,max,min}, select_and_gather_add and
+/// select_and_scatter_add.
+void populateWindowToLinalgPatterns(RewritePatternSet &patterns);
 
 /// strata.host_callback => calls of the runtime (before bufferization).
 LogicalResult lowerHostCallbacks(Operation *root);

@@ -1,7 +1,7 @@
 """Neural-network layers as (init_fun, apply_fun) pairs, with jax.example_libraries.stax's names
 and conventions: init_fun(rng, input_shape) -> (output_shape, params) and
 apply_fun(params, inputs, **kwargs) -> outputs; combinators (serial, parallel, FanOut, ...) build
-networks from layers. Pooling waits for the windowed-reduction primitives."""
+networks from layers; convolutions and pooling (MaxPool, SumPool, AvgPool) on lax's primitives."""
 
 import functools
 import operator
@@ -16,7 +16,7 @@ __all__ = [
     "FanOut", "FanInSum", "FanInConcat", "shape_dependent", "Tanh", "Relu", "Exp", "LogSoftmax",
     "Softmax", "Softplus", "Sigmoid", "Elu", "LeakyRelu", "Selu", "Gelu", "glorot", "randn",
     "logsoftmax", "softmax", "relu", "sigmoid", "elu", "leaky_relu", "selu", "gelu", "standardize",
-    "one_hot",
+    "one_hot", "MaxPool", "SumPool", "AvgPool",
 ]
 
 # The activations stax re-exports from jax.nn.
@@ -263,3 +263,56 @@ def shape_dependent(make_layer):
     def apply_fun(params, inputs, **kwargs):
         return make_layer(inputs.shape)[1](params, inputs, **kwargs)
     return init_fun, apply_fun
+
+
+# ---- Pooling layers (on lax.reduce_window's primitives) ----------------------------------------
+
+def _pool_axes(spec, ndim):
+    """The batch and feature axes of a pooled input: NHWC-style by default, else spec's N and C."""
+    if spec is None:
+        return 0, ndim - 1
+    return spec.index("N"), spec.index("C")
+
+
+def _pooling_layer(reducer, init_val, rescaler=None):
+    def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
+        """A pooling layer over the spatial axes: window_shape and strides (default ones) per
+        spatial axis, padding 'VALID', 'SAME' or (low, high) pairs, spec such as 'NHWC'."""
+        window_shape = tuple(window_shape)
+        strides = tuple(strides) if strides else (1,) * len(window_shape)
+        rescale = rescaler(window_shape, strides, padding) if rescaler else None
+        # Unit windows over the batch and feature axes.
+        win, st = window_shape, strides
+        for i in sorted(_pool_axes(spec, len(window_shape) + 2)):
+            win = win[:i] + (1,) + win[i:]
+            st = st[:i] + (1,) + st[i:]
+
+        def init_fun(rng, input_shape):
+            pads = lax.padtype_to_pads(input_shape, win, st, padding) \
+                if isinstance(padding, str) else padding
+            return lax.reduce_window_shape_tuple(input_shape, win, st, pads), ()
+
+        def apply_fun(params, inputs, **kwargs):
+            out = lax.reduce_window(inputs, init_val, reducer, win, st, padding)
+            return rescale(out, inputs, spec) if rescale else out
+        return init_fun, apply_fun
+    return PoolingLayer
+
+
+def _normalize_by_window_size(window_shape, strides, padding):
+    """AvgPool's rescaling: each output divided by the number of input elements (not padding)
+    its window covers."""
+    def rescale(outputs, inputs, spec):
+        axes = _pool_axes(spec, inputs.ndim)
+        spatial = tuple(n for i, n in enumerate(inputs.shape) if i not in axes)
+        counts = lax.reduce_window(jnp.ones(spatial, inputs.dtype), 0.0, lax.add, window_shape,
+                                   strides, padding)
+        for i in sorted(axes):
+            counts = jnp.expand_dims(counts, i)
+        return outputs / counts
+    return rescale
+
+
+MaxPool = _pooling_layer(lax.max, -jnp.inf)
+SumPool = _pooling_layer(lax.add, 0.0)
+AvgPool = _pooling_layer(lax.add, 0.0, _normalize_by_window_size)
