@@ -158,6 +158,7 @@ def main():
     records += run_python(args.build, args.filter)
     records += run_python(args.build, args.filter, "bench_control_flow.py")
     records += run_python(args.build, args.filter, "bench_workloads.py")
+    records += run_python(args.build, args.filter, "bench_families.py")
     for r in records:
         print(f'{r["name"]:40s} {r["strata"]:10.4g} {r["unit"]:8s} peer {r["peer_value"]:10.4g}'
               f'  ratio {r["ratio"]:.3f} ({r["better"]} is better)')

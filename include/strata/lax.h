@@ -195,6 +195,7 @@ STRATA_EXPORT Array conj(const Array &x);
 /// "IRFFT" (the reverse, scaled); case-insensitive, as JAX's strings.
 STRATA_EXPORT Array fft(const Array &x, std::string_view fft_type,
                         const std::vector<int64_t> &fft_lengths);
+
 // ---- Windowed reductions (lib/primitives/window.cpp) --------------------------------------
 /// A window over every dimension of an operand (XLA's ReduceWindow): its dimensions, strides,
 /// (low, high) padding and base/window dilations. Empty strides, padding or dilations mean

@@ -733,6 +733,7 @@ inline std::vector<Row> make_rows() {
              }};
     r.not_compiled = "jit has no complex element types yet";
     add(r);
+  }
   // ---- Windowed reductions (lib/primitives/window.cpp): 1-D to 3-D operands under strides,
   // padding and both dilations; max/min see distinct values (no ties: the derivative is unique).
   auto windows = [](bool distinct_values) {
