@@ -204,15 +204,17 @@ int64_t product(const std::vector<int64_t> &v) {
   return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
 }
 
-/// Copies a strided array of logical shape `sizes` into a contiguous row-major buffer of D.
-template <class S, class D>
-void gather_contiguous(const S *src, const std::vector<int64_t> &sizes,
-                       const std::vector<int64_t> &strides, D *dst) {
+/// Calls f(row, offset, inner, inner_stride) for each row (the last dimension) of a strided array
+/// of logical shape `sizes`, across the pool: `offset` is the row's first element in the strided
+/// array, `row * inner` its first element in the contiguous row-major one.
+template <class F>
+void for_each_strided_row(const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides,
+                          F f) {
   int64_t total = product(sizes);
   if (total == 0)
     return;
   size_t rank = sizes.size();
-  int64_t inner = rank ? sizes.back() : 1, in_stride = rank ? strides.back() : 0;
+  int64_t inner = rank ? sizes.back() : 1, inner_stride = rank ? strides.back() : 0;
   parallel_for(total / inner, std::max<int64_t>(1, kElementwiseGrain / inner),
                [&](int64_t b, int64_t e) {
                  for (int64_t row = b; row < e; ++row) {
@@ -221,35 +223,31 @@ void gather_contiguous(const S *src, const std::vector<int64_t> &sizes,
                      off += (flat % sizes[i]) * strides[i];
                      flat /= sizes[i];
                    }
-                   D *out = dst + row * inner;
-                   for (int64_t j = 0; j < inner; ++j)
-                     out[j] = static_cast<D>(load(src[off + j * in_stride]));
+                   f(row, off, inner, inner_stride);
                  }
                });
+}
+
+/// Copies a strided array of logical shape `sizes` into a contiguous row-major buffer of D.
+template <class S, class D>
+void gather_contiguous(const S *src, const std::vector<int64_t> &sizes,
+                       const std::vector<int64_t> &strides, D *dst) {
+  for_each_strided_row(sizes, strides, [&](int64_t row, int64_t off, int64_t inner, int64_t st) {
+    D *out = dst + row * inner;
+    for (int64_t j = 0; j < inner; ++j)
+      out[j] = static_cast<D>(load(src[off + j * st]));
+  });
 }
 
 /// The inverse: a contiguous row-major buffer of C into a strided array of T.
 template <class C, class T>
 void scatter_strided(const C *src, const std::vector<int64_t> &sizes,
                      const std::vector<int64_t> &strides, T *dst) {
-  int64_t total = product(sizes);
-  if (total == 0)
-    return;
-  size_t rank = sizes.size();
-  int64_t inner = rank ? sizes.back() : 1, out_stride = rank ? strides.back() : 0;
-  parallel_for(total / inner, std::max<int64_t>(1, kElementwiseGrain / inner),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t row = b; row < e; ++row) {
-                   int64_t off = 0, flat = row;
-                   for (size_t i = rank - 1; i-- > 0;) {
-                     off += (flat % sizes[i]) * strides[i];
-                     flat /= sizes[i];
-                   }
-                   const C *in = src + row * inner;
-                   for (int64_t j = 0; j < inner; ++j)
-                     dst[off + j * out_stride] = store<T>(in[j]);
-                 }
-               });
+  for_each_strided_row(sizes, strides, [&](int64_t row, int64_t off, int64_t inner, int64_t st) {
+    const C *in = src + row * inner;
+    for (int64_t j = 0; j < inner; ++j)
+      dst[off + j * st] = store<T>(in[j]);
+  });
 }
 
 /// c (m x n, row stride n) = a (m x k, row stride k) * b (k x n, row stride n).
