@@ -1324,6 +1324,16 @@ const Primitive &select_p = register_primitive({
     .batch = rules::elementwise_batch_rule(/*scalar_operands=*/{0}),
 });
 
+/// a > b elementwise, lexicographically (real part, then imaginary part) on complex operands,
+/// so clamp's masks agree with the order its kernel uses.
+Array order_gt(const Array &a, const Array &b) {
+  if (!is_complex(a.dtype()))
+    return lax::gt(a, b);
+  Array ra = lax::real(a), rb = lax::real(b);
+  return lax::bitwise_or(lax::gt(ra, rb),
+                         lax::bitwise_and(lax::eq(ra, rb), lax::gt(lax::imag(a), lax::imag(b))));
+}
+
 const Primitive &clamp_p = []() -> const Primitive & {
   Primitive p;
   p.name = "clamp";
@@ -1346,7 +1356,7 @@ const Primitive &clamp_p = []() -> const Primitive & {
   p.impl = [](std::span<const Array> in, const Params &, std::span<const AbstractValue> out) {
     Array z = Array::empty(out[0].shape, out[0].dtype, out[0].weak_type);
     bool slo = in[0].ndim() == 0, shi = in[2].ndim() == 0;
-    STRATA_DISPATCH(out[0].dtype, T, {
+    STRATA_DISPATCH_ALL(out[0].dtype, T, {
       const T *lo = in[0].data<T>(), *x = in[1].data<T>(), *hi = in[2].data<T>();
       T *o = static_cast<T *>(z.mutable_data());
       parallel_for(z.size(), kElementwiseGrain, [&](int64_t b, int64_t e) {
@@ -1364,10 +1374,10 @@ const Primitive &clamp_p = []() -> const Primitive & {
   auto masks = [](std::span<const Array> x) {
     Array lo = x[0].ndim() == x[1].ndim() ? x[0] : lax::broadcast_in_dim(x[0], x[1].shape(), {});
     Array hi = x[2].ndim() == x[1].ndim() ? x[2] : lax::broadcast_in_dim(x[2], x[1].shape(), {});
-    Array in = lax::bitwise_and(lax::gt(x[1], lo), lax::lt(x[1], hi));
+    Array in = lax::bitwise_and(order_gt(x[1], lo), order_gt(hi, x[1]));
     return std::array<Array, 3>{
-        lax::gt(lo, x[1]), in,
-        lax::bitwise_and(lax::lt(hi, x[1]), lax::bitwise_not(lax::gt(lo, x[1])))};
+        order_gt(lo, x[1]), in,
+        lax::bitwise_and(order_gt(x[1], hi), lax::bitwise_not(order_gt(lo, x[1])))};
   };
   p.jvp = [masks](std::span<const Array> x, std::span<const Array> t, std::span<const Array>,
                   const Params &) -> std::vector<Array> {

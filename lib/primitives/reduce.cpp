@@ -643,15 +643,24 @@ const Primitive &reduce_max_p = def_reduce<MaxOp, true>("reduce_max", kNone, cho
 const Primitive &reduce_min_p = def_reduce<MinOp, true>("reduce_min", kNone, chooser_rules);
 
 // ---- argmax / argmin ---------------------------------------------------------------------------
-/// Whether v replaces the current best: strictly better, or the first NaN (NaN is the extremum).
+/// Whether v is strictly beyond best in argmax's (IsMax) or argmin's order; complex numbers
+/// order lexicographically, as reduce_max's.
+template <bool IsMax, class C> inline bool beyond(C v, C best) {
+  if constexpr (is_complex_v<C>)
+    return IsMax ? lex_greater(v, best) : lex_greater(best, v);
+  else
+    return IsMax ? v > best : v < best;
+}
+/// Whether v replaces the current best: strictly better, or the first NaN (NaN is the extremum;
+/// a complex number is NaN when either part is).
 template <bool IsMax, class C> inline bool better(C v, C best) {
-  if constexpr (std::is_floating_point_v<C>) {
+  if constexpr (kInexact<C>) {
     if (best != best)
       return false;
     if (v != v)
       return true;
   }
-  return IsMax ? v > best : v < best;
+  return beyond<IsMax>(v, best);
 }
 
 template <class C> struct Best {
@@ -733,9 +742,11 @@ template <bool IsMax, class T, class I> void arg_kernel(const T *x, I *y, const 
         // Selects instead of a branch, so the column loop vectorizes.
         for (int64_t j = 0; j < tw; ++j) {
           C c = static_cast<C>(load(row[j])), bj = best[j];
-          bool bt = IsMax ? c > bj : c < bj;
+          bool bt = beyond<IsMax>(c, bj);
           if constexpr (std::is_floating_point_v<C>) // better(), without short-circuits
             bt = (bj == bj) & ((c != c) | bt);
+          else if constexpr (is_complex_v<C>)
+            bt = better<IsMax>(c, bj);
           best[j] = bt ? c : bj;
           idx[j] = bt ? static_cast<I>(r) : idx[j];
         }
@@ -755,8 +766,6 @@ template <bool IsMax> const Primitive &def_arg(const char *name) {
           [name](std::span<const AbstractValue> in, const Params &params) {
             expect_arity(name, in, 1);
             const AbstractValue &x = in[0];
-            if (is_complex(x.dtype))
-              fail_kind(ErrorKind::Type, name, "expects a real operand, got ", x.str());
             int64_t rank = static_cast<int64_t>(x.shape.size());
             int64_t axis = params.get_int("axis");
             if (axis < -rank || axis >= rank)
@@ -778,7 +787,7 @@ template <bool IsMax> const Primitive &def_arg(const char *name) {
             Array y = Array::empty(out[0].shape, out[0].dtype);
             int64_t axis = normalize_axis_param(params.get_int("axis"), in[0].ndim());
             AxisView v = axis_view(in[0].shape(), axis);
-            STRATA_DISPATCH(in[0].dtype(), T, {
+            STRATA_DISPATCH_ALL(in[0].dtype(), T, {
               if (out[0].dtype == DType::Int32)
                 arg_kernel<IsMax>(in[0].data<T>(), static_cast<int32_t *>(y.mutable_data()), v);
               else

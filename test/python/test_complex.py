@@ -246,3 +246,37 @@ def test_sort_is_lexicographic_as_numpy():
     v = np.array([2 + 1j, 1 + 5j, 2 - 1j, -1 + 0j, 1 - 5j, 0.5 + 0.5j], np.complex64)
     np.testing.assert_array_equal(np.asarray(jnp.sort(jnp.asarray(v))), np.sort(v))
     np.testing.assert_array_equal(np.asarray(jnp.argsort(jnp.asarray(v))), np.argsort(v))
+
+
+def test_argmax_argmin_clip_are_lexicographic_as_numpy():
+    rng = np.random.default_rng(0)
+    # Few distinct real parts, so ties on the real part are decided by the imaginary part.
+    m = (rng.integers(-2, 3, (5, 7)) + 1j * rng.standard_normal((5, 7))).astype(np.complex64)
+    for dt in (np.complex64, np.complex128):
+        with x64_mode(dt == np.complex128):
+            v = m.astype(dt)
+            x = jnp.asarray(v)
+            for axis in (None, 0, 1, -1):
+                np.testing.assert_array_equal(np.asarray(jnp.argmax(x, axis=axis)),
+                                              np.argmax(v, axis=axis))
+                np.testing.assert_array_equal(np.asarray(jnp.argmin(x, axis=axis)),
+                                              np.argmin(v, axis=axis))
+            n = np.array([1 + 0j, complex(0, np.nan), complex(np.nan, 0), 9 + 9j], dt)
+            assert int(jnp.argmax(jnp.asarray(n))) == np.argmax(n) == 1
+            assert int(jnp.argmin(jnp.asarray(n))) == np.argmin(n) == 1
+            with np.errstate(invalid="ignore"):
+                want = np.minimum(np.maximum(v, dt(-1 + 0.5j)), dt(1 - 0.5j))
+            np.testing.assert_array_equal(np.asarray(jnp.clip(x, dt(-1 + 0.5j), dt(1 - 0.5j))),
+                                          want)
+            np.testing.assert_array_equal(
+                np.asarray(lax.clamp(dt(-1 + 0.5j), x, dt(1 - 0.5j))), want)
+    # vmap against a loop over the examples.
+    x = jnp.asarray(m)
+    batched = strata.vmap(lambda r: jnp.argmax(r))(x)
+    np.testing.assert_array_equal(np.asarray(batched), [int(jnp.argmax(x[i])) for i in range(5)])
+    lo, hi = np.complex64(-1 + 0j), np.complex64(1 + 0j)
+    batched = strata.vmap(lambda r: lax.clamp(lo, r, hi))(x)
+    np.testing.assert_array_equal(np.asarray(batched),
+                                  np.stack([np.asarray(lax.clamp(lo, x[i], hi)) for i in range(5)]))
+    with pytest.raises(ValueError, match="argmax"):
+        jnp.argmax(jnp.zeros((0,), jnp.complex64))

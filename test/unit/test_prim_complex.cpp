@@ -248,7 +248,7 @@ TEST(Complex, PartsAndConstruction) {
   expect_error([] { lax::conj(make({1.0}, int32)); }, {"[conj]", "i32[1]"});
   expect_error([] { lax::lt(cmake({{1, 1}}), cmake({{1, 1}})); }, {"[lt]", "c128[1]"});
   expect_error([] { lax::floor(cmake({{1, 1}})); }, {"[floor]", "c128[1]"});
-  expect_error([] { lax::argmax(cmake({{1, 1}}), 0, int32); }, {"[argmax]", "c128[1]"});
+  expect_error([] { lax::argmax(cmake({}), 0, int32); }, {"[argmax]", "empty", "c128[0]"});
   // Empty and rank-0 operands.
   expect_complex(lax::complex(make({}, float32), make({}, float32)), {}, complex64, 0);
   EXPECT_EQ(lax::real(Array(CD(2, 3))).item<double>(), 2);
@@ -511,4 +511,30 @@ TEST(Complex, SortLexicographic) {
   auto [out, tan] = jvp([](const Array &z) { return lax::sort({z}, 0, 1)[0]; },
                         std::tuple{cmake({{2, 0}, {1, 0}})}, std::tuple{cmake({{0, 1}, {0, 2}})});
   expect_complex(tan, {{0, 2}, {0, 1}}, complex128, 0);
+}
+
+// argmax, argmin and clamp order complex numbers lexicographically too; the first NaN (either
+// part) is the extremum, and a NaN bound or operand makes clamp's result NaN.
+TEST(Complex, ArgmaxArgminClampLexicographic) {
+  for (DType t : {complex64, complex128}) {
+    Array x = cmake({{1, 5}, {2, -1}, {2, 3}, {-1, 9}, {2, 3}, {-1, -2}}, t);
+    expect_array(lax::argmax(x, 0, int32), {2}, {}, int32);
+    expect_array(lax::argmin(x, 0, int64), {5}, {}, int64);
+    // Along a non-minor axis (the column kernel) and a minor one.
+    Array m = x.reshape({3, 2});
+    expect_array(lax::argmax(m, 0, int32), {1, 0}, {2}, int32);
+    expect_array(lax::argmin(m, 1, int32), {0, 1, 1}, {3}, int32);
+    Array n = cmake({{1, 0}, {0, kNaN}, {kNaN, 0}, {9, 9}}, t);
+    expect_array(lax::argmax(n, 0, int32), {1}, {}, int32);
+    expect_array(lax::argmin(n, 0, int32), {1}, {}, int32);
+    expect_array(lax::argmax(n.reshape({4, 1}), 0, int32), {1}, {1}, int32);
+    Array lo = Array(CD(1, 0)).astype(t), hi = Array(CD(2, 0)).astype(t);
+    expect_complex(lax::clamp(lo, cmake({{0, 9}, {1, -1}, {1, 3}, {2, 1}, {kNaN, 0}}, t), hi),
+                   {{1, 0}, {1, 0}, {1, 3}, {2, 0}, {kNaN, 0}}, t, 0);
+  }
+  // The operand's derivative is 1 strictly inside [lo, hi] in the same order.
+  auto [out, tan] =
+      jvp([](const Array &z) { return lax::clamp(Array(CD(1, 0)), z, Array(CD(2, 0))); },
+          std::tuple{cmake({{1, 3}, {0, 9}, {2, 1}})}, std::tuple{cmake({{1, 1}, {1, 1}, {1, 1}})});
+  expect_complex(tan, {{1, 1}, {0, 0}, {0, 0}}, complex128, 0);
 }
