@@ -1,6 +1,7 @@
 """strata.numpy sorting, searching, set operations and counting: sort/argsort (stable,
-descending), lexsort, partition, searchsorted, unique with size=, the *1d set operations, isin,
-bincount, digitize and the histogram family, over lax.sort (several operands) and scatters."""
+descending), sort_complex, lexsort, partition, searchsorted, unique with size=, the *1d set
+operations, isin, bincount, digitize and the histogram family, over lax.sort (several operands)
+and scatters."""
 
 import builtins as _b
 from collections import namedtuple as _namedtuple
@@ -11,10 +12,10 @@ from strata._numpy_util import (_c, _l, arr, kind, is_inexact, is_int, cast, axi
                                 int_dtype, concrete_int, float_dtype, rtype, highest,
                                 scatter_1d)
 
-__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "msort", "searchsorted",
-           "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
-           "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin", "bincount", "digitize",
-           "histogram", "histogram_bin_edges", "histogram2d", "histogramdd"]
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "msort", "sort_complex",
+           "searchsorted", "unique", "unique_values", "unique_counts", "unique_inverse",
+           "unique_all", "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin", "bincount",
+           "digitize", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd"]
 
 
 def _iota_like(x, axis):
@@ -60,6 +61,18 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
 def msort(a):
     """a sorted along its first axis."""
     return sort(a, 0)
+
+
+def sort_complex(a):
+    """a sorted along axis 0 by real part, then imaginary part, as a complex array.
+
+    A real a becomes the complex type a Python complex promotes it to. As JAX's, it sorts axis
+    0 where numpy's sorts the last axis (the same for 1-D a)."""
+    a = arr(a)
+    if a.ndim == 0:
+        raise ValueError(f"[sort_complex] needs an array of rank >= 1, got a {a.dtype} scalar")
+    s = _l.sort(a, 0)
+    return s if kind(s.dtype) == "c" else s.astype(_c.result_type(s, 1j))
 
 
 def lexsort(keys, axis=-1):

@@ -15,6 +15,37 @@ I = rng.integers(0, 6, (4, 5)).astype(np.int32)
 
 # ---- sorting ---------------------------------------------------------------------------------
 
+def test_sort_complex_as_numpy_along_the_first_axis():
+    from conftest import x64_mode
+    # Ties on the real part are decided by the imaginary part.
+    v = (rng.integers(-2, 3, (6, 4)) + 1j * rng.standard_normal((6, 4))).astype(np.complex64)
+    # JAX's sorts axis 0 where numpy's sorts the last one: the same on 1-D input.
+    np.testing.assert_array_equal(np.asarray(jnp.sort_complex(v)), np.sort_complex(v.T).T)
+    np.testing.assert_array_equal(np.asarray(jnp.sort_complex(v[:, 0])), np.sort_complex(v[:, 0]))
+    for x, want in ((np.array([3, 1, 2], np.int32), np.complex64),
+                    (np.array([2.5, -1.0], np.float32), np.complex64),
+                    (np.array([1.0, 0.5], np.float16), np.complex64),
+                    (np.array([True, False]), np.complex64)):
+        got = jnp.sort_complex(x)
+        assert got.dtype == want, (x.dtype, got.dtype)
+        np.testing.assert_array_equal(np.asarray(got), np.sort_complex(x).astype(want))
+    with x64_mode(True):
+        assert jnp.sort_complex(np.array([3, 1], np.int64)).dtype == np.complex128
+        assert jnp.sort_complex(np.array([3.0, 1.0], np.float32)).dtype == np.complex64
+        w = v.astype(np.complex128)
+        np.testing.assert_array_equal(np.asarray(jnp.sort_complex(w[:, 1])),
+                                      np.sort_complex(w[:, 1]))
+    # NaN parts sort last within their part, as in JAX's sort (numpy puts every value with a
+    # NaN after all the others).
+    n = np.array([complex(np.nan, 0), 2 + 0j, complex(1, np.nan), 1 + 0j], np.complex64)
+    want = sorted(n, key=lambda z: (np.isnan(z.real), np.nan_to_num(z.real), np.isnan(z.imag),
+                                    np.nan_to_num(z.imag)))
+    np.testing.assert_array_equal(np.asarray(jnp.sort_complex(n)), np.array(want))
+    assert jnp.sort_complex(np.zeros((0,), np.float32)).shape == (0,)
+    with pytest.raises(ValueError, match=r"\[sort_complex\].*float32"):
+        jnp.sort_complex(np.float32(1.0))
+
+
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_sort_argsort(axis):
     close(jnp.sort(A, axis=axis), np.sort(A, axis=axis))

@@ -270,3 +270,31 @@ def test_solver_gradients(x64):
              strata.grad(lambda v: jnp.sum(w * jsl.lu_solve(lu_piv, v)))(b))
     fd_check(lambda m: np.sum(w * sl.lu_solve(sl.lu_factor(m), b)), a,
              strata.grad(lambda m: jnp.sum(w * jsl.lu_solve(jsl.lu_factor(m), b)))(a))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 33])
+@pytest.mark.parametrize("scale", [None, "sqrtn", "n"])
+def test_dft_against_scipy(n, scale):
+    m = jsl.dft(n, scale)
+    assert m.dtype == np.complex64 and m.shape == (n, n)
+    np.testing.assert_allclose(np.asarray(m), sl.dft(n, scale), rtol=0, atol=2e-7)
+    with x64_mode(True):
+        m = jsl.dft(n, scale)
+        assert m.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(m), sl.dft(n, scale), rtol=0, atol=1e-12)
+        x = rng.standard_normal(n)
+        norm = {None: "backward", "sqrtn": "ortho", "n": "forward"}[scale]
+        np.testing.assert_allclose(np.asarray(m @ x), np.fft.fft(x, norm=norm), atol=1e-12)
+
+
+def test_dft_dtype_size_zero_and_errors():
+    assert jsl.dft(4, dtype=jnp.complex64).dtype == np.complex64
+    assert jsl.dft(0).shape == (0, 0)
+    # The phase of w**(i*j) is reduced mod n in integers: exact where a float product is not.
+    np.testing.assert_allclose(np.asarray(jsl.dft(3001))[3000], sl.dft(3001)[3000], atol=2e-6)
+    with pytest.raises(ValueError, match=r"\[dft\] scale"):
+        jsl.dft(3, "ortho")
+    with pytest.raises(ValueError, match=r"\[dft\] dtype.*float32"):
+        jsl.dft(3, dtype=np.float32)
+    with pytest.raises(TypeError):
+        jsl.dft(2.5)

@@ -3,6 +3,7 @@ scipy's conventions, the matrix exponential and its Frechet derivative, and the 
 matrices, over strata.numpy.linalg and strata.lax.linalg, differentiable and batchable."""
 
 import math
+import operator
 
 import numpy as np
 
@@ -13,8 +14,8 @@ from strata._numpy_linalg import _mT, _prims, _promote, _square
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
-    "convolution_matrix", "det", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
-    "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv", "invhilbert",
+    "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
+    "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv", "invhilbert",
     "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply",
     "solve", "solve_triangular", "svd", "toeplitz",
 ]
@@ -472,6 +473,27 @@ def fiedler_companion(a):
     flat = jnp.zeros((n * n,), a.dtype).at[rows * n + cols].set(jnp.stack([e[2] for e in
                                                                             entries]))
     return flat.reshape((n, n))
+
+
+def dft(n, scale=None, *, dtype=None):
+    """The n x n discrete Fourier transform matrix w**(i*j) with w = exp(-2 pi i / n).
+
+    Unscaled for scale None, divided by sqrt(n) for 'sqrtn' (unitary) or by n for 'n', in dtype
+    (a complex type; default complex64, complex128 with x64). The phase comes from i*j mod n in
+    exact integers, so large n keeps full accuracy."""
+    if scale is not None and scale not in ("sqrtn", "n"):
+        raise ValueError(f"[dft] scale must be None, 'sqrtn' or 'n', got {scale!r}")
+    dt = jnp.zeros((), complex if dtype is None else dtype).dtype
+    if getattr(dt, "kind", "f") != "c":
+        raise ValueError(f"[dft] dtype must be a complex floating type, got {dt}")
+    n = max(operator.index(n), 0)
+    i = np.arange(n, dtype=np.int64)
+    m = np.exp(-2j * np.pi * (np.outer(i, i) % max(n, 1)) / max(n, 1))
+    if scale == "sqrtn":
+        m /= math.sqrt(n)
+    elif scale == "n":
+        m /= n
+    return jnp.asarray(m, dt)
 
 
 def hadamard(n, dtype=int):
