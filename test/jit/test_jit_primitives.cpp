@@ -109,7 +109,12 @@ std::vector<double> edge_values(DType d) {
 /// still runs: it skips showing the differences while they persist, and fails once they are gone
 /// (remove the entry then).
 const std::map<std::string, std::string> &edge_known_failures() {
-  static const std::map<std::string, std::string> m = {};
+  // Compiled complex products are XLA's (ac - bd) + (ad + bc)i, which turns some infinite
+  // products NaN; libstrata's std::complex products recover them (C Annex G).
+  static const std::map<std::string, std::string> m = {
+      {"conj f64", "compiled complex multiplication of infinities gives NaN, as XLA's"},
+      {"conj f32", "compiled complex multiplication of infinities gives NaN, as XLA's"},
+  };
   return m;
 }
 
