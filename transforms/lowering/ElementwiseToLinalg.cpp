@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numbers>
+
 using namespace mlir;
 namespace st = mlir::strata;
 
@@ -271,6 +273,83 @@ Value toComplex(OpBuilder &b, Location loc, Value x, bool uns, ComplexType to) {
                                    scalarConst(b, loc, part, 0, 0));
 }
 
+/// i * z: (-im z, re z), exact.
+Value timesI(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z), im = complex::ImOp::create(b, loc, z);
+  return complex::CreateOp::create(b, loc, z.getType(), arith::NegFOp::create(b, loc, im), re);
+}
+
+/// -i * z: (im z, -re z), exact.
+Value timesMinusI(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z), im = complex::ImOp::create(b, loc, z);
+  return complex::CreateOp::create(b, loc, z.getType(), im, arith::NegFOp::create(b, loc, re));
+}
+
+/// The complex constant `re + 0i` of z's type.
+Value complexConst(OpBuilder &b, Location loc, Value z, double re) {
+  auto ct = cast<ComplexType>(z.getType());
+  Type part = ct.getElementType();
+  return complex::CreateOp::create(b, loc, ct, scalarConst(b, loc, part, re, 0),
+                                   scalarConst(b, loc, part, 0, 0));
+}
+
+/// sinh (or cosh) of x + iy on the parts: sinh x cos y + i cosh x sin y (cosh x cos y +
+/// i sinh x sin y).
+Value emitComplexSinhCosh(OpBuilder &b, Location loc, Value z, bool cosh) {
+  Value x = complex::ReOp::create(b, loc, z), y = complex::ImOp::create(b, loc, z);
+  Value sh = math::SinhOp::create(b, loc, x), ch = math::CoshOp::create(b, loc, x);
+  Value re = arith::MulFOp::create(b, loc, cosh ? ch : sh, math::CosOp::create(b, loc, y));
+  Value im = arith::MulFOp::create(b, loc, cosh ? sh : ch, math::SinOp::create(b, loc, y));
+  return complex::CreateOp::create(b, loc, z.getType(), re, im);
+}
+
+/// r with the signs of z's parts where `re` / `im`: the principal asinh, atanh and (imaginary
+/// part) acosh are odd in each part of z, which rounding in the formulas below can flip on the
+/// axes and branch cuts.
+Value withSignsOf(OpBuilder &b, Location loc, Value r, Value z, bool re, bool im) {
+  Value rr = complex::ReOp::create(b, loc, r), ri = complex::ImOp::create(b, loc, r);
+  if (re)
+    rr = math::CopySignOp::create(b, loc, rr, complex::ReOp::create(b, loc, z));
+  if (im)
+    ri = math::CopySignOp::create(b, loc, ri, complex::ImOp::create(b, loc, z));
+  return complex::CreateOp::create(b, loc, r.getType(), rr, ri);
+}
+
+/// asinh z = log(z + sqrt(z^2 + 1)), on the half plane re z >= 0 (asinh is odd, so the other
+/// half takes -asinh(-z)) where the sum does not cancel.
+Value emitComplexAsinh(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z);
+  Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, re,
+                                    scalarConst(b, loc, re.getType(), 0, 0));
+  Value w = arith::SelectOp::create(b, loc, neg, complex::NegOp::create(b, loc, z), z);
+  Value root =
+      complex::SqrtOp::create(b, loc,
+                              complex::AddOp::create(b, loc, complex::MulOp::create(b, loc, w, w),
+                                                     complexConst(b, loc, z, 1)));
+  Value r = complex::LogOp::create(b, loc, complex::AddOp::create(b, loc, w, root));
+  r = arith::SelectOp::create(b, loc, neg, complex::NegOp::create(b, loc, r), r);
+  return withSignsOf(b, loc, r, z, true, true);
+}
+
+/// acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) (Kahan's branch cuts).
+Value emitComplexAcosh(OpBuilder &b, Location loc, Value z) {
+  Value one = complexConst(b, loc, z, 1);
+  Value p = complex::SqrtOp::create(b, loc, complex::AddOp::create(b, loc, z, one));
+  Value m = complex::SqrtOp::create(b, loc, complex::SubOp::create(b, loc, z, one));
+  Value r = complex::LogOp::create(
+      b, loc, complex::AddOp::create(b, loc, z, complex::MulOp::create(b, loc, p, m)));
+  return withSignsOf(b, loc, r, z, false, true);
+}
+
+/// atanh z = (log1p(z) - log1p(-z)) / 2.
+Value emitComplexAtanh(OpBuilder &b, Location loc, Value z) {
+  Value d =
+      complex::SubOp::create(b, loc, complex::Log1pOp::create(b, loc, z),
+                             complex::Log1pOp::create(b, loc, complex::NegOp::create(b, loc, z)));
+  return withSignsOf(b, loc, complex::MulOp::create(b, loc, d, complexConst(b, loc, z, 0.5)), z,
+                     true, true);
+}
+
 /// The elementwise ops on complex operands or results (through MLIR's complex dialect); null
 /// for an op with no complex lowering, which then stays unlowered and fails to compile.
 Value emitComplex(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns, Type outType) {
@@ -312,6 +391,20 @@ Value emitComplex(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool 
       .Case<st::CosOp>([&](auto) { return complex::CosOp::create(b, loc, x); })
       .Case<st::TanOp>([&](auto) { return complex::TanOp::create(b, loc, x); })
       .Case<st::TanhOp>([&](auto) { return complex::TanhOp::create(b, loc, x); })
+      .Case<st::SinhOp>([&](auto) { return emitComplexSinhCosh(b, loc, x, /*cosh=*/false); })
+      .Case<st::CoshOp>([&](auto) { return emitComplexSinhCosh(b, loc, x, /*cosh=*/true); })
+      .Case<st::AsinhOp>([&](auto) { return emitComplexAsinh(b, loc, x); })
+      .Case<st::AcoshOp>([&](auto) { return emitComplexAcosh(b, loc, x); })
+      .Case<st::AtanhOp>([&](auto) { return emitComplexAtanh(b, loc, x); })
+      // asin z = -i asinh(iz), atan z = -i atanh(iz), acos z = pi/2 - asin z.
+      .Case<st::AsinOp>(
+          [&](auto) { return timesMinusI(b, loc, emitComplexAsinh(b, loc, timesI(b, loc, x))); })
+      .Case<st::AtanOp>(
+          [&](auto) { return timesMinusI(b, loc, emitComplexAtanh(b, loc, timesI(b, loc, x))); })
+      .Case<st::AcosOp>([&](auto) -> Value {
+        Value asin = timesMinusI(b, loc, emitComplexAsinh(b, loc, timesI(b, loc, x)));
+        return complex::SubOp::create(b, loc, complexConst(b, loc, x, std::numbers::pi / 2), asin);
+      })
       .Case<st::IntegerPowOp>([&](st::IntegerPowOp p) -> Value {
         int64_t n = p.getYAttr().getInt();
         uint64_t mag = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
