@@ -19,13 +19,6 @@ namespace strata::rt {
 namespace {
 
 mlir::RankedTensorType tensorType(mlir::MLIRContext &ctx, const AbstractValue &a) {
-  // The dialect and its lowerings have no complex element types: say so before a null type
-  // reaches MLIR.
-  if (is_complex(a.dtype))
-    throw Error(detail::cat("[jit] complex values (", a.str(),
-                            ") are not compiled yet; call the function without jit, where every "
-                            "complex primitive runs"),
-                ErrorKind::Type);
   return mlir::RankedTensorType::get(a.shape, mlir::strata::toElementType(&ctx, a.dtype));
 }
 
@@ -249,8 +242,10 @@ private:
   }
 
   /// A small constant of a signless element type as a dense attribute, else null.
+  /// Complex constants are arguments: their dense attributes take std::complex values, and the
+  /// lowerings fold none of them.
   mlir::DenseElementsAttr embeddable(const Array &x, mlir::RankedTensorType type) {
-    if (x.size() > kMaxEmbeddedElements || is_unsigned_integer(x.dtype()))
+    if (x.size() > kMaxEmbeddedElements || is_unsigned_integer(x.dtype()) || is_complex(x.dtype()))
       return {};
     std::vector<uint8_t> bytes(static_cast<size_t>(x.nbytes()));
     x.copy_to(bytes.data());

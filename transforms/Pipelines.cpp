@@ -117,8 +117,12 @@ void buildStrataCpuLlvmPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   buildStrataLoopsToCfPipeline(pm);
   pm.addPass(createCanonicalizerPass());
+  // Complex arithmetic as arith/math on the parts (before the math lowering, which expands what
+  // it makes); what stays complex (create, re, im, constants) becomes LLVM structs below.
+  pm.addPass(createConvertComplexToStandardPass());
   buildStrataMathLoweringPipeline(pm);
   pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   // The vector accumulators of row reductions (strata-parallelize-loops).
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());

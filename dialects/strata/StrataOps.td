@@ -2624,4 +2624,58 @@ def Strata_ConvGeneralDilatedOp : Strata_Op<"conv_general_dilated"> {
   }];
 }
 
+// ---- Complex numbers (elementwise_complex.cpp)
+
+def Strata_ComplexOp : Strata_BinaryOp<"complex"> {
+  let summary = "Forms `x + iy` from real and imaginary parts.";
+  let description = [{
+    Elementwise; both operands are f32 (the result is complex64) or f64 (complex128).
+
+    Example:
+
+    ```mlir
+    %z = strata.complex %x, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xcomplex<f32>>
+    ```
+  }];
+}
+
+def Strata_RealOp : Strata_UnaryOp<"real"> {
+  let summary = "Takes the real part of each complex element.";
+  let description = [{
+    Elementwise; a complex64 operand gives f32, complex128 f64.
+
+    Example:
+
+    ```mlir
+    %x = strata.real %z : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Strata_ImagOp : Strata_UnaryOp<"imag"> {
+  let summary = "Takes the imaginary part of each complex element.";
+  let description = [{
+    Elementwise; a complex64 operand gives f32, complex128 f64.
+
+    Example:
+
+    ```mlir
+    %y = strata.imag %z : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Strata_ConjOp : Strata_UnaryOp<"conj"> {
+  let summary = "Takes the complex conjugate of each element.";
+  let description = [{
+    Elementwise; `x - iy` for `x + iy`. A real operand becomes the complex type of its width.
+
+    Example:
+
+    ```mlir
+    %w = strata.conj %z : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    ```
+  }];
+}
+
 #endif // STRATA_OPS_TD

@@ -149,13 +149,14 @@ Value lowerDot(PatternRewriter &rewriter, Location loc, const Dot &dot, RankedTe
   // contractions keep the sum 0 + x * y of their one term, which turns a -0.0 product into
   // +0.0 as the eager gemm does.)
   bool noReduction = lc.empty();
-  Value init = noReduction
-                   ? makeInit(rewriter, loc, outType)
-                   : makeInit(rewriter, loc, outType,
-                              fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0),
-                                           outElem));
+  // Complex products and sums take the generic loop nest (no BLAS call takes them here).
+  bool cx = isa<ComplexType>(outElem);
+  Value zero = cx ? reductionIdentity(rewriter, loc, outElem, false, Monoid::Sum)
+                  : fromSignless(rewriter, loc, scalarConst(rewriter, loc, outSl, 0.0, 0), outElem);
+  Value init =
+      noReduction ? makeInit(rewriter, loc, outType) : makeInit(rewriter, loc, outType, zero);
   bool oneType = lhsType.getElementType() == outElem && rhsType.getElementType() == outElem &&
-                 !outElem.isInteger(1) && outElem == outSl && !unitContraction;
+                 !outElem.isInteger(1) && outElem == outSl && !unitContraction && !cx;
   auto is = [](ArrayRef<int64_t> a, std::initializer_list<int64_t> b) { return llvm::equal(a, b); };
   if (oneType && lhsType.getRank() == 2 && rhsType.getRank() == 2 && lb.empty() && is(lc, {1}) &&
       is(rc, {0}))
@@ -199,22 +200,26 @@ Value lowerDot(PatternRewriter &rewriter, Location loc, const Dot &dot, RankedTe
     iterators.append(nc, utils::IteratorType::reduction);
   bool lhsUns = lhsType.getElementType().isUnsignedInteger();
   bool outUns = outElem.isUnsignedInteger();
-  auto generic = makeGeneric(rewriter, loc, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
-                             [&](OpBuilder &b, Location l, ValueRange args) {
-                               // Accumulate in the result type (preferred_element_type widens it).
-                               Value x = emitConvert(b, l, args[0], lhsUns, outSl, outUns);
-                               Value y = emitConvert(b, l, args[1], lhsUns, outSl, outUns);
-                               Value product = emitMul(b, l, x, y);
-                               return SmallVector<Value>{
-                                   noReduction ? product : emitAdd(b, l, args[2], product)};
-                             });
+  auto generic = makeGeneric(
+      rewriter, loc, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        // Accumulate in the result type (preferred_element_type widens it).
+        Value x = cx ? args[0] : emitConvert(b, l, args[0], lhsUns, outSl, outUns);
+        Value y = cx ? args[1] : emitConvert(b, l, args[1], lhsUns, outSl, outUns);
+        Value product = emitMul(b, l, x, y);
+        return SmallVector<Value>{noReduction ? product : emitAdd(b, l, args[2], product)};
+      });
   return generic.getResult(0);
 }
 
 struct DotGeneralToLinalg : OpRewritePattern<st::DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::DotGeneralOp op, PatternRewriter &rewriter) const override {
-    if (!hasLowerableTypes(op))
+    // Complex operands and result of one type, or float/integer ones.
+    Type cxType = elementOf(op.getResult());
+    bool complexDot = isa<ComplexType>(cxType) && hasMovableTypes(op) &&
+                      elementOf(op.getLhs()) == cxType && elementOf(op.getRhs()) == cxType;
+    if (!hasLowerableTypes(op) && !complexDot)
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     RankedTensorType resultType = tensorOf(op.getResult());
     // f16/bf16 products accumulate in f32 and round once at the end, as libstrata's kernel.

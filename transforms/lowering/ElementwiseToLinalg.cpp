@@ -4,9 +4,12 @@
 #include "dialects/strata/StrataOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <numbers>
 
 using namespace mlir;
 namespace st = mlir::strata;
@@ -236,10 +239,195 @@ Value emitCompareSelectConvert(OpBuilder &b, Location loc, Operation *op, ValueR
       .Default([](Operation *) { return Value(); });
 }
 
+/// Whether `t` is a complex element type.
+bool isComplex(Type t) { return isa<ComplexType>(t); }
+
+/// `x^n` by square-and-multiply on complex `x` (n >= 0), as libstrata's integer_pow.
+Value emitComplexPow(OpBuilder &b, Location loc, Value x, uint64_t n) {
+  auto ct = cast<ComplexType>(x.getType());
+  Value zero = scalarConst(b, loc, ct.getElementType(), 0, 0);
+  Value one = scalarConst(b, loc, ct.getElementType(), 1, 1);
+  Value acc = complex::CreateOp::create(b, loc, ct, one, zero);
+  Value base = x;
+  for (; n; n >>= 1) {
+    if (n & 1)
+      acc = complex::MulOp::create(b, loc, acc, base);
+    if (n > 1)
+      base = complex::MulOp::create(b, loc, base, base);
+  }
+  return acc;
+}
+
+/// Scalar `x` (real of any Strata type, or complex) as complex type `to`: real values take a
+/// zero imaginary part.
+Value toComplex(OpBuilder &b, Location loc, Value x, bool uns, ComplexType to) {
+  Type part = to.getElementType();
+  if (auto from = dyn_cast<ComplexType>(x.getType())) {
+    if (from == to)
+      return x;
+    Value re = complex::ReOp::create(b, loc, x), im = complex::ImOp::create(b, loc, x);
+    return complex::CreateOp::create(b, loc, to, emitConvert(b, loc, re, false, part, false),
+                                     emitConvert(b, loc, im, false, part, false));
+  }
+  return complex::CreateOp::create(b, loc, to, emitConvert(b, loc, x, uns, part, false),
+                                   scalarConst(b, loc, part, 0, 0));
+}
+
+/// i * z: (-im z, re z), exact.
+Value timesI(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z), im = complex::ImOp::create(b, loc, z);
+  return complex::CreateOp::create(b, loc, z.getType(), arith::NegFOp::create(b, loc, im), re);
+}
+
+/// -i * z: (im z, -re z), exact.
+Value timesMinusI(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z), im = complex::ImOp::create(b, loc, z);
+  return complex::CreateOp::create(b, loc, z.getType(), im, arith::NegFOp::create(b, loc, re));
+}
+
+/// The complex constant `re + 0i` of z's type.
+Value complexConst(OpBuilder &b, Location loc, Value z, double re) {
+  auto ct = cast<ComplexType>(z.getType());
+  Type part = ct.getElementType();
+  return complex::CreateOp::create(b, loc, ct, scalarConst(b, loc, part, re, 0),
+                                   scalarConst(b, loc, part, 0, 0));
+}
+
+/// sinh (or cosh) of x + iy on the parts: sinh x cos y + i cosh x sin y (cosh x cos y +
+/// i sinh x sin y).
+Value emitComplexSinhCosh(OpBuilder &b, Location loc, Value z, bool cosh) {
+  Value x = complex::ReOp::create(b, loc, z), y = complex::ImOp::create(b, loc, z);
+  Value sh = math::SinhOp::create(b, loc, x), ch = math::CoshOp::create(b, loc, x);
+  Value re = arith::MulFOp::create(b, loc, cosh ? ch : sh, math::CosOp::create(b, loc, y));
+  Value im = arith::MulFOp::create(b, loc, cosh ? sh : ch, math::SinOp::create(b, loc, y));
+  return complex::CreateOp::create(b, loc, z.getType(), re, im);
+}
+
+/// r with the signs of z's parts where `re` / `im`: the principal asinh, atanh and (imaginary
+/// part) acosh are odd in each part of z, which rounding in the formulas below can flip on the
+/// axes and branch cuts.
+Value withSignsOf(OpBuilder &b, Location loc, Value r, Value z, bool re, bool im) {
+  Value rr = complex::ReOp::create(b, loc, r), ri = complex::ImOp::create(b, loc, r);
+  if (re)
+    rr = math::CopySignOp::create(b, loc, rr, complex::ReOp::create(b, loc, z));
+  if (im)
+    ri = math::CopySignOp::create(b, loc, ri, complex::ImOp::create(b, loc, z));
+  return complex::CreateOp::create(b, loc, r.getType(), rr, ri);
+}
+
+/// asinh z = log(z + sqrt(z^2 + 1)), on the half plane re z >= 0 (asinh is odd, so the other
+/// half takes -asinh(-z)) where the sum does not cancel.
+Value emitComplexAsinh(OpBuilder &b, Location loc, Value z) {
+  Value re = complex::ReOp::create(b, loc, z);
+  Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, re,
+                                    scalarConst(b, loc, re.getType(), 0, 0));
+  Value w = arith::SelectOp::create(b, loc, neg, complex::NegOp::create(b, loc, z), z);
+  Value root =
+      complex::SqrtOp::create(b, loc,
+                              complex::AddOp::create(b, loc, complex::MulOp::create(b, loc, w, w),
+                                                     complexConst(b, loc, z, 1)));
+  Value r = complex::LogOp::create(b, loc, complex::AddOp::create(b, loc, w, root));
+  r = arith::SelectOp::create(b, loc, neg, complex::NegOp::create(b, loc, r), r);
+  return withSignsOf(b, loc, r, z, true, true);
+}
+
+/// acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) (Kahan's branch cuts).
+Value emitComplexAcosh(OpBuilder &b, Location loc, Value z) {
+  Value one = complexConst(b, loc, z, 1);
+  Value p = complex::SqrtOp::create(b, loc, complex::AddOp::create(b, loc, z, one));
+  Value m = complex::SqrtOp::create(b, loc, complex::SubOp::create(b, loc, z, one));
+  Value r = complex::LogOp::create(
+      b, loc, complex::AddOp::create(b, loc, z, complex::MulOp::create(b, loc, p, m)));
+  return withSignsOf(b, loc, r, z, false, true);
+}
+
+/// atanh z = (log1p(z) - log1p(-z)) / 2.
+Value emitComplexAtanh(OpBuilder &b, Location loc, Value z) {
+  Value d =
+      complex::SubOp::create(b, loc, complex::Log1pOp::create(b, loc, z),
+                             complex::Log1pOp::create(b, loc, complex::NegOp::create(b, loc, z)));
+  return withSignsOf(b, loc, complex::MulOp::create(b, loc, d, complexConst(b, loc, z, 0.5)), z,
+                     true, true);
+}
+
+/// The elementwise ops on complex operands or results (through MLIR's complex dialect); null
+/// for an op with no complex lowering, which then stays unlowered and fails to compile.
+Value emitComplex(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns, Type outType) {
+  Value x = a[0];
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<st::ComplexOp>(
+          [&](auto) -> Value { return complex::CreateOp::create(b, loc, outType, a[0], a[1]); })
+      .Case<st::RealOp>([&](auto) { return complex::ReOp::create(b, loc, x); })
+      .Case<st::ImagOp>([&](auto) { return complex::ImOp::create(b, loc, x); })
+      .Case<st::ConjOp>([&](auto) -> Value {
+        return complex::ConjOp::create(b, loc,
+                                       toComplex(b, loc, x, uns, cast<ComplexType>(outType)));
+      })
+      .Case<st::ConvertElementTypeOp>([&](auto) -> Value {
+        if (auto to = dyn_cast<ComplexType>(outType))
+          return toComplex(b, loc, x, uns, to);
+        // complex -> real keeps the real part, as JAX does.
+        Value re = complex::ReOp::create(b, loc, x);
+        return emitConvert(b, loc, re, false, signlessOf(outType), outType.isUnsignedInteger());
+      })
+      .Case<st::AddOp>([&](auto) { return complex::AddOp::create(b, loc, x, a[1]); })
+      .Case<st::SubOp>([&](auto) { return complex::SubOp::create(b, loc, x, a[1]); })
+      .Case<st::MulOp>([&](auto) { return complex::MulOp::create(b, loc, x, a[1]); })
+      .Case<st::DivOp>([&](auto) { return complex::DivOp::create(b, loc, x, a[1]); })
+      .Case<st::PowOp>([&](auto) { return complex::PowOp::create(b, loc, x, a[1]); })
+      .Case<st::EqOp>([&](auto) { return complex::EqualOp::create(b, loc, x, a[1]); })
+      .Case<st::NeOp>([&](auto) { return complex::NotEqualOp::create(b, loc, x, a[1]); })
+      .Case<st::SelectOp>([&](auto) { return arith::SelectOp::create(b, loc, a[0], a[1], a[2]); })
+      .Case<st::NegOp>([&](auto) { return complex::NegOp::create(b, loc, x); })
+      .Case<st::AbsOp>([&](auto) { return complex::AbsOp::create(b, loc, x); })
+      .Case<st::SignOp>([&](auto) { return complex::SignOp::create(b, loc, x); })
+      .Case<st::ExpOp>([&](auto) { return complex::ExpOp::create(b, loc, x); })
+      .Case<st::LogOp>([&](auto) { return complex::LogOp::create(b, loc, x); })
+      .Case<st::Log1pOp>([&](auto) { return complex::Log1pOp::create(b, loc, x); })
+      .Case<st::Expm1Op>([&](auto) { return complex::Expm1Op::create(b, loc, x); })
+      .Case<st::SqrtOp>([&](auto) { return complex::SqrtOp::create(b, loc, x); })
+      .Case<st::RsqrtOp>([&](auto) { return complex::RsqrtOp::create(b, loc, x); })
+      .Case<st::SinOp>([&](auto) { return complex::SinOp::create(b, loc, x); })
+      .Case<st::CosOp>([&](auto) { return complex::CosOp::create(b, loc, x); })
+      .Case<st::TanOp>([&](auto) { return complex::TanOp::create(b, loc, x); })
+      .Case<st::TanhOp>([&](auto) { return complex::TanhOp::create(b, loc, x); })
+      .Case<st::SinhOp>([&](auto) { return emitComplexSinhCosh(b, loc, x, /*cosh=*/false); })
+      .Case<st::CoshOp>([&](auto) { return emitComplexSinhCosh(b, loc, x, /*cosh=*/true); })
+      .Case<st::AsinhOp>([&](auto) { return emitComplexAsinh(b, loc, x); })
+      .Case<st::AcoshOp>([&](auto) { return emitComplexAcosh(b, loc, x); })
+      .Case<st::AtanhOp>([&](auto) { return emitComplexAtanh(b, loc, x); })
+      // asin z = -i asinh(iz), atan z = -i atanh(iz), acos z = pi/2 - asin z.
+      .Case<st::AsinOp>(
+          [&](auto) { return timesMinusI(b, loc, emitComplexAsinh(b, loc, timesI(b, loc, x))); })
+      .Case<st::AtanOp>(
+          [&](auto) { return timesMinusI(b, loc, emitComplexAtanh(b, loc, timesI(b, loc, x))); })
+      .Case<st::AcosOp>([&](auto) -> Value {
+        Value asin = timesMinusI(b, loc, emitComplexAsinh(b, loc, timesI(b, loc, x)));
+        return complex::SubOp::create(b, loc, complexConst(b, loc, x, std::numbers::pi / 2), asin);
+      })
+      .Case<st::IntegerPowOp>([&](st::IntegerPowOp p) -> Value {
+        int64_t n = p.getYAttr().getInt();
+        uint64_t mag = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+        Value pos = emitComplexPow(b, loc, x, mag);
+        if (n >= 0)
+          return pos;
+        return complex::DivOp::create(b, loc, emitComplexPow(b, loc, x, 0), pos);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// Whether op touches complex values (an operand or its result).
+bool touchesComplex(Operation *op) {
+  auto cx = [](Type t) { return isComplex(cast<RankedTensorType>(t).getElementType()); };
+  return llvm::any_of(op->getOperandTypes(), cx) || llvm::any_of(op->getResultTypes(), cx);
+}
+
 /// The scalar body of elementwise `op` on signless block arguments `a` (one per operand);
 /// `uns`: the (last) operand's element type is unsigned; `outType` the result's element type.
 Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool uns,
                       Type outType) {
+  if (touchesComplex(op))
+    return emitComplex(b, loc, op, a, uns, outType);
   if (Value v = emitUnary(b, loc, op, a, uns, outType))
     return v;
   if (Value v = emitBinary(b, loc, op, a, uns, outType))
@@ -250,6 +438,21 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op, ValueRange a, b
 /// Float-only ops on a float operand, integer-only ops on an integer one (the verifier
 /// already checks this; re-checked so a body never meets a type it cannot build).
 bool bodyAccepts(Operation *op) {
+  if (touchesComplex(op)) {
+    // Probe the complex emitter on a scratch block: exactly the ops it builds are accepted.
+    OpBuilder scratch(op->getContext());
+    Block block;
+    SmallVector<Value> args;
+    for (Type t : op->getOperandTypes())
+      args.push_back(block.addArgument(cast<RankedTensorType>(t).getElementType(), op->getLoc()));
+    scratch.setInsertionPointToEnd(&block);
+    bool uns = elementOf(op->getOperand(op->getNumOperands() - 1)).isUnsignedInteger();
+    bool ok = static_cast<bool>(
+        emitComplex(scratch, op->getLoc(), op, args, uns, elementOf(op->getResult(0))));
+    while (!block.empty())
+      block.back().erase();
+    return ok;
+  }
   Type t =
       cast<RankedTensorType>(op->getOperand(op->getNumOperands() - 1).getType()).getElementType();
   Type out = elementOf(op->getResult(0));
@@ -267,6 +470,16 @@ bool bodyAccepts(Operation *op) {
   return true;
 }
 
+/// Every operand and result is a static ranked tensor of a lowerable or complex element type.
+bool hasLowerableOrComplexTypes(Operation *op) {
+  auto ok = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.hasStaticShape() &&
+           (isLowerableElement(rt.getElementType()) || isComplex(rt.getElementType()));
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
+}
+
 /// Any elementwise strata op (the Elementwise trait) => linalg.generic; rank-0 operands (scalar
 /// select predicates, clamp bounds) broadcast through an empty indexing map. Identities
 /// (stop_gradient, checkpoint_name) are forwarded instead (ShapeToTensor.cpp).
@@ -276,7 +489,7 @@ struct ElementwiseToGeneric : OpTraitRewritePattern<st::traits::Elementwise> {
     Operation *o = op;
     if (op->hasTrait<st::traits::Identity>())
       return failure();
-    if (!hasLowerableTypes(o) || !bodyAccepts(o))
+    if (!hasLowerableOrComplexTypes(o) || !bodyAccepts(o))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto resultType = cast<RankedTensorType>(o->getResult(0).getType());
     int64_t rank = resultType.getRank();

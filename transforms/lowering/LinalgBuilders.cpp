@@ -32,6 +32,15 @@ bool hasLowerableTypes(Operation *op) {
   return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
 }
 
+bool hasMovableTypes(Operation *op) {
+  auto ok = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.hasStaticShape() &&
+           (isLowerableElement(rt.getElementType()) || isa<ComplexType>(rt.getElementType()));
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
+}
+
 Type elementOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -48,6 +49,36 @@ struct ZeroSizeToEmpty : RewritePattern {
   }
 };
 
+/// A strata op on complex values that no pattern lowered, outside any strata control flow (whose
+/// bodies lower once it does), fails the pass with a clear error instead of leaving the op for
+/// bufferization to reject. strata.fft lowers later, to the runtime.
+LogicalResult rejectUnloweredComplex(Operation *root) {
+  auto complexTensor = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && isa<ComplexType>(rt.getElementType());
+  };
+  WalkResult r = root->walk([&](Operation *op) {
+    if (!isa<st::PrimitiveOpInterface>(op) || isa<st::FftOp, st::FusionOp>(op))
+      return WalkResult::advance();
+    for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+      if (isa_and_nonnull<st::StrataDialect>(p->getDialect()) && !isa<st::FusionOp>(p))
+        return WalkResult::advance();
+    if (!llvm::any_of(op->getOperandTypes(), complexTensor) &&
+        !llvm::any_of(op->getResultTypes(), complexTensor))
+      return WalkResult::advance();
+    std::string types;
+    llvm::raw_string_ostream os(types);
+    llvm::interleaveComma(op->getOperandTypes(), os);
+    os << " -> ";
+    llvm::interleaveComma(op->getResultTypes(), os);
+    op->emitError() << "[jit] " << op->getName().stripDialect()
+                    << " is not compiled for complex values (" << types
+                    << "); call the function without jit, where every complex primitive runs";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
 struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerToLinalgPass> {
   void runOnOperation() override {
     if (failed(lowerHostCallbacks(getOperation())))
@@ -69,6 +100,8 @@ struct StrataLowerToLinalgPass : st::impl::StrataLowerToLinalgBase<StrataLowerTo
     if (failed(lowerFusionGroups(getOperation())))
       return signalPassFailure();
     foldSplatInputs(getOperation());
+    if (failed(rejectUnloweredComplex(getOperation())))
+      return signalPassFailure();
   }
 };
 

@@ -17,6 +17,8 @@ namespace mlir::strata::lowering {
 bool isLowerableElement(Type t);
 /// Every operand and result is a static ranked tensor of a lowerable element type.
 bool hasLowerableTypes(Operation *op);
+/// hasLowerableTypes, complex elements allowed too: for the ops that only move elements.
+bool hasMovableTypes(Operation *op);
 /// The element type and the type of a ranked tensor value.
 Type elementOf(Value v);
 RankedTensorType tensorOf(Value v);

@@ -4,6 +4,7 @@
 #include "lib/primitives/bessel_coefficients.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -41,6 +42,11 @@ Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x) {
 }
 
 Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, Monoid m) {
+  if (auto ct = dyn_cast<ComplexType>(t)) {
+    Type part = ct.getElementType();
+    return complex::CreateOp::create(b, loc, ct, reductionIdentity(b, loc, part, false, m),
+                                     scalarConst(b, loc, part, 0, 0));
+  }
   if (m == Monoid::Sum || m == Monoid::Prod)
     return scalarConst(b, loc, t, m == Monoid::Prod ? 1.0 : 0.0, m == Monoid::Prod ? 1 : 0);
   bool isMax = m == Monoid::Max;
@@ -74,6 +80,8 @@ Value emitMin(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
 Value emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<ComplexType>(x.getType()))
+    return complex::AddOp::create(b, loc, x, y);
   if (isa<FloatType>(x.getType()))
     return arith::AddFOp::create(b, loc, x, y);
   if (x.getType().isInteger(1))
@@ -81,6 +89,8 @@ Value emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AddIOp::create(b, loc, x, y);
 }
 Value emitMul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<ComplexType>(x.getType()))
+    return complex::MulOp::create(b, loc, x, y);
   if (isa<FloatType>(x.getType()))
     return arith::MulFOp::create(b, loc, x, y);
   if (x.getType().isInteger(1))

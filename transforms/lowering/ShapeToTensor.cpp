@@ -33,7 +33,7 @@ struct IdentityToOperand : OpTraitRewritePattern<st::traits::Identity> {
 struct BroadcastInDimToGeneric : OpRewritePattern<st::BroadcastInDimOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::BroadcastInDimOp op, PatternRewriter &rewriter) const override {
-    if (!hasLowerableTypes(op))
+    if (!hasMovableTypes(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto inType = tensorOf(op.getOperand());
     auto outType = tensorOf(op.getResult());
@@ -61,7 +61,7 @@ struct BroadcastInDimToGeneric : OpRewritePattern<st::BroadcastInDimOp> {
 struct TransposeToLinalg : OpRewritePattern<st::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::TransposeOp op, PatternRewriter &rewriter) const override {
-    if (!hasLowerableTypes(op))
+    if (!hasMovableTypes(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     Location loc = op.getLoc();
     auto t = linalg::TransposeOp::create(rewriter, loc, op.getOperand(),
@@ -77,7 +77,7 @@ struct TransposeToLinalg : OpRewritePattern<st::TransposeOp> {
 struct ReshapeToTensor : OpRewritePattern<st::ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::ReshapeOp op, PatternRewriter &rewriter) const override {
-    if (!hasLowerableTypes(op))
+    if (!hasMovableTypes(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto inType = tensorOf(op.getOperand());
     auto outType = tensorOf(op.getResult());
@@ -134,7 +134,7 @@ struct IotaToGeneric : OpRewritePattern<st::IotaOp> {
 struct RevToGeneric : OpRewritePattern<st::RevOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::RevOp op, PatternRewriter &rewriter) const override {
-    if (!hasLowerableTypes(op))
+    if (!hasMovableTypes(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     auto type = tensorOf(op.getResult());
     int64_t rank = type.getRank();
@@ -167,7 +167,7 @@ struct SliceToTensor : OpRewritePattern<st::SliceOp> {
     SmallVector<int64_t> strides(op.getStrides());
     if (strides.empty())
       strides.assign(rank, 1);
-    if (!hasLowerableTypes(op) || static_cast<int64_t>(op.getStart().size()) != rank ||
+    if (!hasMovableTypes(op) || static_cast<int64_t>(op.getStart().size()) != rank ||
         static_cast<int64_t>(strides.size()) != rank)
       return rewriter.notifyMatchFailure(op, "needs static tensors and one start per dim");
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, op.getOperand(), ValueRange{},
@@ -186,7 +186,7 @@ struct PadToTensor : OpRewritePattern<st::PadOp> {
     auto outType = tensorOf(op.getResult());
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> low = op.getLow(), interior = op.getInterior();
-    if (!hasLowerableTypes(op) || static_cast<int64_t>(low.size()) != rank ||
+    if (!hasMovableTypes(op) || static_cast<int64_t>(low.size()) != rank ||
         static_cast<int64_t>(interior.size()) != rank || tensorOf(op.getPaddingValue()).getRank())
       return rewriter.notifyMatchFailure(op, "needs static tensors and a scalar padding value");
     Location loc = op.getLoc();
@@ -225,7 +225,7 @@ struct ConcatenateToTensor : OpRewritePattern<st::ConcatenateOp> {
     auto type = tensorOf(op.getResult());
     int64_t rank = type.getRank();
     int64_t dim = op.getDimensionAttr().getInt();
-    if (!hasLowerableTypes(op) || dim < 0 || dim >= rank)
+    if (!hasMovableTypes(op) || dim < 0 || dim >= rank)
       return rewriter.notifyMatchFailure(op, "needs static tensors and a valid dimension");
     Location loc = op.getLoc();
     Value result = makeInit(rewriter, loc, type);
@@ -274,7 +274,7 @@ struct DynamicSliceToTensor : OpRewritePattern<st::DynamicSliceOp> {
   LogicalResult matchAndRewrite(st::DynamicSliceOp op, PatternRewriter &rewriter) const override {
     auto inType = tensorOf(op.getOperand());
     auto type = tensorOf(op.getResult());
-    if (!hasLowerableTypes(op) || !validStarts(op.getStartIndices(), inType.getRank()) ||
+    if (!hasMovableTypes(op) || !validStarts(op.getStartIndices(), inType.getRank()) ||
         type.getRank() != inType.getRank())
       return rewriter.notifyMatchFailure(op, "needs static tensors and scalar integer starts");
     Location loc = op.getLoc();
@@ -295,7 +295,7 @@ struct DynamicUpdateSliceToTensor : OpRewritePattern<st::DynamicUpdateSliceOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = tensorOf(op.getOperand());
     auto upType = tensorOf(op.getUpdate());
-    if (!hasLowerableTypes(op) || !validStarts(op.getStartIndices(), type.getRank()) ||
+    if (!hasMovableTypes(op) || !validStarts(op.getStartIndices(), type.getRank()) ||
         upType.getRank() != type.getRank())
       return rewriter.notifyMatchFailure(op, "needs static tensors and scalar integer starts");
     if (upType.getNumElements() == 0) {
