@@ -60,35 +60,29 @@ std::mutex &thread_setting() {
   return m;
 }
 
+/// The routines of one precision, named with LAPACK's prefix ('d' or 's').
+template <class T> LapackFns<T> bind_all(char prefix) {
+  auto name = [prefix](const char *routine) { return std::string(1, prefix) + routine; };
+  LapackFns<T> f;
+  bind(f.potrf, name("potrf_").c_str());
+  bind(f.getrf, name("getrf_").c_str());
+  bind(f.geqrf, name("geqrf_").c_str());
+  bind(f.orgqr, name("orgqr_").c_str());
+  bind(f.syevd, name("syevd_").c_str());
+  bind(f.gesdd, name("gesdd_").c_str());
+  bind(f.trsm, name("trsm_").c_str());
+  return f;
+}
+
 } // namespace
 
 template <> const LapackFns<double> &lapack<double>() {
-  static const LapackFns<double> fns = [] {
-    LapackFns<double> f;
-    bind(f.potrf, "dpotrf_");
-    bind(f.getrf, "dgetrf_");
-    bind(f.geqrf, "dgeqrf_");
-    bind(f.orgqr, "dorgqr_");
-    bind(f.syevd, "dsyevd_");
-    bind(f.gesdd, "dgesdd_");
-    bind(f.trsm, "dtrsm_");
-    return f;
-  }();
+  static const LapackFns<double> fns = bind_all<double>('d');
   return fns;
 }
 
 template <> const LapackFns<float> &lapack<float>() {
-  static const LapackFns<float> fns = [] {
-    LapackFns<float> f;
-    bind(f.potrf, "spotrf_");
-    bind(f.getrf, "sgetrf_");
-    bind(f.geqrf, "sgeqrf_");
-    bind(f.orgqr, "sorgqr_");
-    bind(f.syevd, "ssyevd_");
-    bind(f.gesdd, "sgesdd_");
-    bind(f.trsm, "strsm_");
-    return f;
-  }();
+  static const LapackFns<float> fns = bind_all<float>('s');
   return fns;
 }
 
