@@ -197,16 +197,21 @@ def _default_float():
     return _jnp.result_type(1.0)
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None):
-    """The sample frequencies of an n-point DFT with sample spacing d: [0, 1, ..., -1] / (d n)."""
-    dtype = dtype or _default_float()
+def _freq_args(name, n, d, dtype):
+    """fftfreq's and rfftfreq's checks: (n as an int, dtype or the default float), with JAX's
+    errors for sequences."""
     if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.fftfreq only takes an int. Got n = "
+        raise ValueError(f"The n argument of jax.numpy.fft.{name} only takes an int. Got n = "
                          f"{list(n)}.")
     if isinstance(d, (list, tuple)):
-        raise ValueError(f"The d argument of jax.numpy.fft.fftfreq only takes a single value. "
+        raise ValueError(f"The d argument of jax.numpy.fft.{name} only takes a single value. "
                          f"Got d = {list(d)}.")
-    n = _operator.index(n)
+    return _operator.index(n), dtype or _default_float()
+
+
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
+    """The sample frequencies of an n-point DFT with sample spacing d: [0, 1, ..., -1] / (d n)."""
+    n, dtype = _freq_args("fftfreq", n, d, dtype)
     k = _jnp.concatenate([_jnp.arange(0, (n - 1) // 2 + 1, dtype=dtype),
                           _jnp.arange(-(n // 2), 0, dtype=dtype)])
     return k / _jnp.asarray(d * n, dtype=dtype)
@@ -214,14 +219,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of rfft: [0, 1, ..., n // 2] / (d n)."""
-    dtype = dtype or _default_float()
-    if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.rfftfreq only takes an int. Got n = "
-                         f"{list(n)}.")
-    if isinstance(d, (list, tuple)):
-        raise ValueError(f"The d argument of jax.numpy.fft.rfftfreq only takes a single value. "
-                         f"Got d = {list(d)}.")
-    n = _operator.index(n)
+    n, dtype = _freq_args("rfftfreq", n, d, dtype)
     k = _jnp.arange(0, n // 2 + 1, dtype=dtype)
     return k / _jnp.asarray(d * n, dtype=dtype)
 
