@@ -112,6 +112,19 @@ Value emitSortsBefore(OpBuilder &b, Location l, ValueRange x, ValueRange y, Arra
   return before;
 }
 
+/// The lines a sort lowered to linalg orders: a match failure (reported) unless its operands are
+/// static tensors of float/integer elements of one shape with a valid dimension and num_keys.
+FailureOr<SortLines> loweredSortLines(st::SortOp op, PatternRewriter &rewriter) {
+  ValueRange inputs = op.getInputs();
+  if (inputs.empty() || !hasLowerableTypes(op))
+    return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
+  std::optional<SortLines> lines =
+      sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
+  if (!lines)
+    return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+  return *lines;
+}
+
 /// sort => two linalg.generics, without loops over data-dependent positions: the first
 /// counts, for each element, the elements that sort before it (lexicographically by the
 /// keys, NaN after every number, ties by position: a stable sort), which is its position in
@@ -121,12 +134,9 @@ struct SortToGeneric : OpRewritePattern<st::SortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
     ValueRange inputs = op.getInputs();
-    if (inputs.empty() || !hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
-    std::optional<SortLines> lines =
-        sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
-    if (!lines)
-      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    FailureOr<SortLines> lines = loweredSortLines(op, rewriter);
+    if (failed(lines))
+      return failure();
     auto [type, dim, numKeys] = *lines;
     int64_t rank = type.getRank();
     if (type.getDimSize(dim) <= 1 || type.getNumElements() == 0) {
@@ -212,12 +222,9 @@ struct SortToBitonic : OpRewritePattern<st::SortOp> {
   explicit SortToBitonic(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(st::SortOp op, PatternRewriter &rewriter) const override {
     ValueRange inputs = op.getInputs();
-    if (inputs.empty() || !hasLowerableTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
-    std::optional<SortLines> lines =
-        sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
-    if (!lines)
-      return rewriter.notifyMatchFailure(op, "needs one shape, a valid dimension and num_keys");
+    FailureOr<SortLines> lines = loweredSortLines(op, rewriter);
+    if (failed(lines))
+      return failure();
     auto [type, dim, numKeys] = *lines;
     int64_t rank = type.getRank();
     int64_t n = type.getDimSize(dim);
