@@ -20,7 +20,9 @@ echo "strata-opt ok"
 site=$(cd "$scratch/prefix" && ls -d lib/python3*/dist-packages 2>/dev/null || true)
 if [[ -n "$site" ]]; then
   cd "$scratch"
-  "${clean[@]}" PYTHONPATH="$scratch/prefix/$site" /usr/bin/python3 -c '
+  # A sanitizer build's module needs the runtime preloaded (STRATA_PYTHON_PRELOAD, from ctest).
+  san=(${STRATA_PYTHON_PRELOAD:+LD_PRELOAD="$STRATA_PYTHON_PRELOAD" ASAN_OPTIONS=detect_leaks=0})
+  "${clean[@]}" "${san[@]}" PYTHONPATH="$scratch/prefix/$site" /usr/bin/python3 -c '
 import strata, strata.numpy as jnp
 assert "/prefix/" in strata.__file__, strata.__file__
 print("python jit_sum=%d" % int(strata.jit(lambda x: jnp.sum(x))(jnp.arange(1, 11))))'

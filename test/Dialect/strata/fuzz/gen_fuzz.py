@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Bounded mutation fuzzing of strata-opt's parser, verifier and folders.
 
-Mutates the corpus (corpus/*.mlir) with a fixed seed for a bounded time and runs strata-opt on
-each case. Diagnostics and a non-zero exit are fine; a crash (signal, exit code >= 128, a stack
-dump, an LLVM ERROR or an assertion) or a hang past the per-case timeout fails the test, and the
-offending input is written to the output directory for reproduction.
+Runs every kept regression (regressions/*.mlir, inputs that once crashed strata-opt), the corpus
+seeds (corpus/*.mlir), then a fixed number of mutants of the corpus. Case K's mutations come from
+its own generator seeded by (seed, K), so any case is reproduced with --case K whatever ran
+before it. Diagnostics and a non-zero exit are fine; a crash (signal, exit code >= 128, a stack
+dump, an LLVM ERROR, an assertion or a sanitizer report) or a hang past the per-case timeout fails
+the test, and the offending input is written to the output directory, its flags on its first line
+in the form regressions/ keeps them: copy it there so it runs every time.
 
-Usage: gen_fuzz.py --strata-opt PATH [--seed N] [--time S] [--case-timeout S] [--out DIR]
+Usage: gen_fuzz.py --strata-opt PATH [--seed N] [--cases N] [--time S] [--case-timeout S]
+                   [--out DIR] [--case K]
+STRATA_FUZZ_LONG=1 raises the bound to --long-cases cases and --long-time seconds.
 Standard library only (Debian's /usr/bin/python3).
 """
 
@@ -183,46 +188,91 @@ def run_case(strata_opt, text, flags, timeout):
     return None
 
 
+FLAGS_PREFIX = "// FLAGS:"
+DEFAULT_FLAGS = ["-split-input-file", "-canonicalize"]
+
+
+def flags_of(text):
+    """The strata-opt flags a regression names on its first line (`// FLAGS: ...`)."""
+    first = text.split("\n", 1)[0]
+    if first.startswith(FLAGS_PREFIX):
+        return first[len(FLAGS_PREFIX):].split()
+    return list(DEFAULT_FLAGS)
+
+
+def read_folder(path):
+    """(name, text) of every .mlir file of `path`, sorted by name; none if it is absent."""
+    if not os.path.isdir(path):
+        return []
+    names = sorted(n for n in os.listdir(path) if n.endswith(".mlir"))
+    return [(n, open(os.path.join(path, n), encoding="utf-8", errors="replace").read())
+            for n in names]
+
+
+def mutant(seed, case, names, corpus):
+    """Case `case`'s input and flags: a mutant of one corpus file, from its own generator."""
+    rng = random.Random("%d:%d" % (seed, case))
+    i = rng.randrange(len(corpus))
+    return names[i], mutate(corpus[i], corpus, rng), rng.choice(FLAG_SETS)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--strata-opt", required=True)
     parser.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
+    parser.add_argument("--regressions", default=os.path.join(HERE, "regressions"))
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--time", type=float, default=20.0, help="total seconds of fuzzing")
+    parser.add_argument("--cases", type=int, default=200, help="mutants in the default run")
+    parser.add_argument("--time", type=float, default=60.0,
+                        help="stop making mutants after this many seconds")
+    parser.add_argument("--long-cases", type=int, default=100000)
+    parser.add_argument("--long-time", type=float, default=600.0)
+    parser.add_argument("--case", type=int, default=None, help="run only mutant number K")
     parser.add_argument("--case-timeout", type=float, default=5.0)
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "strata-fuzz"))
     args = parser.parse_args()
+    if os.environ.get("STRATA_FUZZ_LONG", "") not in ("", "0"):
+        args.cases, args.time = args.long_cases, args.long_time
 
-    names = sorted(n for n in os.listdir(args.corpus) if n.endswith(".mlir"))
-    corpus = [open(os.path.join(args.corpus, n), encoding="utf-8").read() for n in names]
-    if not corpus:
+    seeds = read_folder(args.corpus)
+    if not seeds:
         print("no corpus files in " + args.corpus)
         return 1
-    rng = random.Random(args.seed)
-    deadline = time.monotonic() + args.time
+    names = [n for n, _ in seeds]
+    corpus = [t for _, t in seeds]
+    regressions = read_folder(args.regressions)
     failures = []
-    cases = 0
+    counts = {"regression": 0, "seed": 0, "mutant": 0}
 
-    def check(text, flags, label):
-        nonlocal cases
-        cases += 1
+    def check(text, flags, kind, label):
+        counts[kind] += 1
         why = run_case(args.strata_opt, text, flags, args.case_timeout)
         if why is not None:
             os.makedirs(args.out, exist_ok=True)
             path = os.path.join(args.out, "crash-%d.mlir" % len(failures))
             with open(path, "w", encoding="utf-8", errors="replace") as f:
+                if not text.startswith(FLAGS_PREFIX):
+                    f.write("%s %s\n" % (FLAGS_PREFIX, " ".join(flags)))
                 f.write(text)
             failures.append("%s %s (flags %s): %s" % (label, path, " ".join(flags), why))
 
-    # The seeds themselves first, then mutants until the time bound.
-    for name, text in zip(names, corpus):
-        check(text, ["-split-input-file", "-canonicalize"], "seed " + name)
-    while time.monotonic() < deadline:
-        i = rng.randrange(len(corpus))
-        text = mutate(corpus[i], corpus, rng)
-        check(text, rng.choice(FLAG_SETS), "mutant of " + names[i])
+    if args.case is not None:
+        name, text, flags = mutant(args.seed, args.case, names, corpus)
+        check(text, flags, "mutant", "mutant %d of %s" % (args.case, name))
+    else:
+        for name, text in regressions:
+            check(text, flags_of(text), "regression", "regression " + name)
+        for name, text in seeds:
+            check(text, DEFAULT_FLAGS, "seed", "seed " + name)
+        deadline = time.monotonic() + args.time
+        for case in range(args.cases):
+            if time.monotonic() > deadline:
+                break
+            name, text, flags = mutant(args.seed, case, names, corpus)
+            check(text, flags, "mutant", "mutant %d of %s" % (case, name))
 
-    print("strata-opt fuzz: %d cases, seed %d, %d failures" % (cases, args.seed, len(failures)))
+    print("strata-opt fuzz: seed %d, %d regressions, %d seeds, %d mutants, %d failures" % (
+        args.seed, counts["regression"], counts["seed"], counts["mutant"], len(failures)))
     for failure in failures[:20]:
         print("FAIL: " + failure)
     return 1 if failures else 0
