@@ -238,9 +238,48 @@ def public_functions():
             try:
                 sig = inspect.signature(obj)
             except (TypeError, ValueError):
-                sig = None
+                sig = signature_from_doc(name, getattr(obj, "__doc__", None))
             found.append((modname, name, sig))
     return found
+
+
+def signature_from_doc(name, doc):
+    """The signature pybind11 writes on a builtin's first doc line (`f(x: handle, axis: handle
+    = None) -> T`), as parameters without annotations; None when there is none."""
+    if not doc or not doc.startswith(name + "("):
+        return None
+    text = doc.split("\n", 1)[0][len(name) + 1:]
+    params, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            params.append(current)
+            current = ""
+        else:
+            current += ch
+    params.append(current)
+    out = []
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for text in (p.strip() for p in params):
+        if not text:
+            continue
+        if text == "*":
+            kind = inspect.Parameter.KEYWORD_ONLY
+            continue
+        pname = text.split(":", 1)[0].split("=", 1)[0].strip()
+        if not pname.isidentifier():
+            return None
+        default = None if "=" in text else inspect.Parameter.empty
+        out.append(inspect.Parameter(pname, kind, default=default))
+    try:
+        return inspect.Signature(out)
+    except ValueError:
+        return None
 
 
 def pick_value(rng, category):
@@ -255,8 +294,65 @@ def pick_value(rng, category):
     return rng.choice(VALUES)
 
 
+# Plausible values, one per category: a call made of these and one adversarial value gets past
+# the first type check and reaches the code behind it.
+SANE = {
+    "array": ["jnp.ones((2, 3))", "jnp.arange(6.0).reshape(2, 3)", "jnp.ones((3, 3))",
+              "jnp.arange(4)"],
+    "scalar": ["2", "1.5"],
+    "shape": ["(2, 3)", "(3,)", "4"],
+    "axis": ["0", "-1", "1"],
+    "dtype": ["jnp.float32", "jnp.int32"],
+    "func": ["(lambda x: x * 2)", "(lambda x: jnp.sum(x))", "(lambda c, x: (c, x))"],
+    "key": ["random.PRNGKey(0)", "random.key(0)"],
+}
+
+
 def make_call(seed, modname, name, sig, index):
-    """The `index`-th call of one function: (python source, set of value classes used)."""
+    """The `index`-th call of one function: (python source, set of value classes used). Odd
+    calls are wholly random; even ones are plausible but for one adversarial argument."""
+    if index % 2 == 0 and sig is not None:
+        return make_one_bad_call(seed, modname, name, sig, index)
+    return make_random_call(seed, modname, name, sig, index)
+
+
+def make_one_bad_call(seed, modname, name, sig, index):
+    """Plausible values for the required parameters, one replaced by an adversarial value, or
+    an adversarial (or misspelt) keyword added."""
+    rng = random.Random("%d:%s.%s:%d" % (seed, modname, name, index))
+    positional = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    optional = [p for p in sig.parameters.values()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty]
+    required = [p for p in positional if p.default is p.empty]
+    args = [rng.choice(SANE[HINT_OF.get(p.name, "array")]) for p in required]
+    kwargs = []
+    classes = set()
+    src, _, cls = pick_value(rng, None)
+    roll = rng.random()
+    if args and (roll < 0.5 or not optional):
+        i = rng.randrange(len(args))
+        src, _, cls = pick_value(rng, HINT_OF.get(required[i].name))
+        args[i] = src
+    elif optional and roll < 0.9:
+        p = rng.choice(optional)
+        src, _, cls = pick_value(rng, HINT_OF.get(p.name))
+        kwargs.append((p.name, src))
+    else:
+        kwargs.append((rng.choice(KEYWORD_TYPOS), src))
+    if cls:
+        classes.add(cls)
+    call = "%s.%s(%s)" % (modname, name, ", ".join(args + ["%s=%s" % kv for kv in kwargs]))
+    lines = ["_r = " + call]
+    if rng.random() < 0.6:
+        lines.append("if callable(_r) and not isinstance(_r, type): _r = _r(%s)"
+                     % rng.choice(SANE["array"]))
+    lines.append("_force(_r)")
+    return "\n".join(lines), classes
+
+
+def make_random_call(seed, modname, name, sig, index):
+    """Arguments of random count and kind, and random keywords."""
     rng = random.Random("%d:%s.%s:%d" % (seed, modname, name, index))
     classes = set()
     positional, keywords, has_varargs = [], [], False
@@ -335,7 +431,8 @@ def worker_main():
         except (KeyboardInterrupt, SystemExit) as e:
             outcome = "exception " + type(e).__name__
         except BaseException as e:  # noqa: B902 - any exception is a fine answer
-            outcome = "exception " + type(e).__name__
+            message = " ".join(str(e).split())[:160]
+            outcome = "exception %s %s" % (type(e).__name__, message)
         reply.write(outcome + "\n")
     return 0
 
@@ -403,7 +500,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=20261201)
-    parser.add_argument("--calls", type=int, default=300,
+    parser.add_argument("--calls", type=int, default=1000,
                         help="calls sampled over all functions (the default run)")
     parser.add_argument("--per-function", type=int, default=25,
                         help="calls of every function in the full sweep (STRATA_FUZZ_LONG=1)")
@@ -413,12 +510,14 @@ def main():
     parser.add_argument("--memory-limit", type=int, default=6 << 30,
                         help="address-space limit of the worker in bytes (0: none; ASan: none)")
     parser.add_argument("--source", help="run only this call source")
+    parser.add_argument("--verbose", action="store_true", help="print every exception")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "strata-api-probe"))
     args = parser.parse_args()
     if args.worker:
         limit = int(os.environ.get("STRATA_PROBE_MEMORY_LIMIT", "0"))
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # crashes are expected; no cores
         if limit and "asan" not in os.environ.get("LD_PRELOAD", ""):
-            import resource
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         return worker_main()
 
@@ -472,6 +571,8 @@ def main():
             if kind == "exception":
                 name = outcome.split()[1]
                 exceptions[name] = exceptions.get(name, 0) + 1
+                if args.verbose:
+                    print("%s: %s" % (label, outcome[len("exception "):]))
             if label.startswith("regression") and owners:
                 xpasses.append(label)
     finally:
