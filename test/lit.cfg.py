@@ -22,6 +22,13 @@ config.substitutions.append(
     ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 # Strata's libraries from this build (libstrata_jit exports strata_rt_gemm for contractions).
 config.substitutions.append(("%strata_lib_dir", config.strata_lib_dir))
+# In a sanitizer build libstrata_jit is instrumented and mlir-runner is not: the runner gets the
+# sanitizer runtime preloaded, without leak checking (LLVM's tools leave their memory to exit).
+if getattr(config, "strata_sanitizer_runtime", ""):
+    options = ":".join(o for o in (os.environ.get("ASAN_OPTIONS", ""), "detect_leaks=0") if o)
+    config.substitutions.append(
+        (r"(?<![\w/.-])mlir-runner\b", "env LD_PRELOAD=%s ASAN_OPTIONS=%s mlir-runner" % (
+            config.strata_sanitizer_runtime, options)))
 
 # strata-opt-help.mlir generates its CHECK lines from Passes.td (with llvm-tblgen, which needs
 # MLIR's .td includes) and Pipelines.cpp.
