@@ -422,6 +422,7 @@ def worker_main():
     ns = {}
     exec(PRELUDE, ns)
     base = dict(ns)
+    reply.write("ready\n")
     for line in sys.stdin:
         source = json.loads(line)
         env = dict(base)
@@ -440,8 +441,9 @@ def worker_main():
 class Worker:
     """One worker process; `run` returns ('ok'|'exception T'|'crash'|'hang', detail)."""
 
-    def __init__(self, args):
+    def __init__(self, args, scratch):
         self.args = args
+        self.scratch = scratch  # the worker's working folder: calls such as jnp.save write files
         self.proc = None
 
     def start(self):
@@ -452,12 +454,22 @@ class Worker:
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         env["STRATA_PROBE_MEMORY_LIMIT"] = str(self.args.memory_limit)
         env["STRATA_PROBE_FD"] = str(w)
+        # The worker runs in the scratch folder: a relative PYTHONPATH must not move with it.
+        env["PYTHONPATH"] = os.pathsep.join(
+            os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
         self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                     stderr=self.log, pass_fds=(w,), env=env)
+                                     stderr=self.log, pass_fds=(w,), env=env,
+                                     cwd=self.scratch)
         os.close(w)
         self.reply = os.fdopen(r, "r")
         self.fd = r
+        # A worker that cannot import strata is a broken setup, not a crash of some call.
+        ready, _, _ = select.select([self.fd], [], [], 120)
+        if not ready or self.reply.readline() != "ready\n":
+            detail = self.stderr_since(0)
+            self.stop()
+            raise SystemExit("api probe: the worker did not start\n" + detail)
 
     def stop(self):
         if self.proc is not None:
@@ -541,7 +553,8 @@ def main():
             source, classes = make_call(args.seed, modname, name, sig, i)
             jobs.append(("%s.%s #%d" % (modname, name, i), source, classes))
 
-    worker = Worker(args)
+    scratch = tempfile.TemporaryDirectory(prefix="strata-api-probe-")
+    worker = Worker(args, scratch.name)
     counts = {"ok": 0, "exception": 0, "crash": 0, "hang": 0, "xfail": 0}
     exceptions = {}
     failures, xfails, xpasses = [], [], []
@@ -577,6 +590,7 @@ def main():
                 xpasses.append(label)
     finally:
         worker.stop()
+        scratch.cleanup()
 
     elapsed = time.monotonic() - start
     print("api probe: %d calls (%d regressions), seed %d%s, %.1fs: %d results, %d exceptions, "
