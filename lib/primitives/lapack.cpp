@@ -16,6 +16,15 @@
 namespace strata::internal {
 namespace {
 
+/// The sanitizer runtimes refuse RTLD_DEEPBIND (a deep-bound library would bypass their
+/// interceptors), so an instrumented build loads without it: the same results, only OpenBLAS's
+/// LAPACK may then call BLIS's gemm.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int kDeepBind = 0;
+#else
+constexpr int kDeepBind = RTLD_DEEPBIND;
+#endif
+
 /// The library handle and its thread-count setters, loaded once. RTLD_DEEPBIND makes the
 /// library's own calls of dgemm_ and friends bind to its own kernels rather than to BLIS's
 /// same-named BLAS entries, which libstrata loads first; without it OpenBLAS's LAPACK would run
@@ -26,7 +35,7 @@ struct Library {
   void (*set_threads)(int) = nullptr;
   int (*get_threads)() = nullptr;
   Library() {
-    handle = dlopen(STRATA_LAPACK_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    handle = dlopen(STRATA_LAPACK_PATH, RTLD_NOW | RTLD_LOCAL | kDeepBind);
     if (!handle)
       throw Error(detail::cat("[linalg] cannot load LAPACK (", STRATA_LAPACK_PATH, "): ", dlerror(),
                               "; scripts/install-deps installs it"));
