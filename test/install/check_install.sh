@@ -10,8 +10,10 @@ scratch="$build/install-check"
 rm -rf "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 clean=(env -i PATH=/usr/bin:/bin HOME="$scratch")
+# A sanitizer build names its compiler (STRATA_DOWNSTREAM_CXX): the runtimes must match.
 "${clean[@]}" cmake -S "$src/test/install/downstream" -B "$scratch/build" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_CXX_FLAGS="$flags" >/dev/null
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_CXX_FLAGS="$flags" \
+  ${STRATA_DOWNSTREAM_CXX:+-DCMAKE_CXX_COMPILER="$STRATA_DOWNSTREAM_CXX"} >/dev/null
 "${clean[@]}" ninja -C "$scratch/build" >/dev/null
 "${clean[@]}" "$scratch/build/downstream"
 echo 'func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> { %y = strata.exp %x : (tensor<3xf32>) -> tensor<3xf32>
