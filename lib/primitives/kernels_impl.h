@@ -102,10 +102,17 @@ template <class T> inline constexpr bool is_float_v = std::is_floating_point_v<T
   STRATA_DISPATCH_CASE(::strata::DType::Float32, float, T, __VA_ARGS__)                            \
   STRATA_DISPATCH_CASE(::strata::DType::Float64, double, T, __VA_ARGS__)
 
+/// The unsigned type a wrapping operation on C computes in: C's unsigned twin, widened to
+/// unsigned int, since narrower operands are promoted to (signed) int, where 65535 * 65535
+/// overflows.
+template <class C>
+using wrap_unsigned_t =
+    std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
+
 /// Two's-complement wrapping add and multiply: signed integer overflow is undefined in C++.
 template <class C> C wrap_add(C a, C b) {
   if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
+    using U = wrap_unsigned_t<C>;
     return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
   } else {
     return a + b;
@@ -113,7 +120,7 @@ template <class C> C wrap_add(C a, C b) {
 }
 template <class C> C wrap_mul(C a, C b) {
   if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
+    using U = wrap_unsigned_t<C>;
     return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
   } else {
     return a * b;
