@@ -101,9 +101,11 @@ void radix_passes(Rec *a, Rec *tmp, int64_t n, KeyFn key, EmitFn emit) {
       ++hist[d * kBuckets + ((k >> (kBits * d)) & kMask)];
   }
   int passes[kPasses], np = 0;
-  for (int d = 0; d < kPasses; ++d)
-    if (*std::max_element(&hist[d * kBuckets], &hist[(d + 1) * kBuckets]) != n)
+  for (int d = 0; d < kPasses; ++d) {
+    const uint32_t *row = hist.data() + d * kBuckets; // pointers: row + kBuckets may be the end
+    if (*std::max_element(row, row + kBuckets) != n)
       passes[np++] = d;
+  }
   Rec *src = a, *dst = tmp;
   for (int p = 0; p < np; ++p) {
     uint32_t *h = &hist[passes[p] * kBuckets];
