@@ -160,11 +160,11 @@ const Primitive &def_binary(const char *name, uint32_t traits, rules::BinaryDeri
   });
 }
 
-// Two's-complement wrapping for signed integer arithmetic (C++ leaves overflow undefined).
-template <class C> constexpr bool signed_int_v = std::is_integral_v<C> && std::is_signed_v<C>;
+// Two's-complement wrapping for integer arithmetic (C++ leaves signed overflow undefined, and
+// integers narrower than int compute in int, so uint16 products overflow too).
 template <class C, class Op> C wrap(C a, C b, Op op) {
-  if constexpr (signed_int_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    using U = wrap_unsigned_t<C>;
     return static_cast<C>(op(static_cast<U>(a), static_cast<U>(b)));
   } else {
     return static_cast<C>(op(a, b));
