@@ -410,9 +410,9 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
   if (stop_after == "strata")
     return nullptr;
   // The key: the target, the pipeline that lowers the IR, and the IR itself (DiskCache.h).
-  std::string cache_path;
+  std::string cache_path, key;
   if (cached) {
-    std::string key = target + "\n";
+    key = target + "\n";
     for (const auto &[stage, build] : list) {
       mlir::PassManager pm(module.getContext());
       build(pm);
@@ -421,16 +421,17 @@ compile_or_load(mlir::ModuleOp module, const std::vector<mlir::strata::PipelineS
       pm.printAsTextualPipeline(os);
       os << "\n";
     }
-    cache_path = disk_cache_path(key + staged_text);
+    key += staged_text;
+    cache_path = disk_cache_path(key);
   }
   timer.reset();
-  if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path))
+  if (std::unique_ptr<llvm::MemoryBuffer> object = read_disk_cache(cache_path, key))
     return object;
   if (run_stages(module, list, name, stages, stop_after))
     return nullptr;
   std::unique_ptr<llvm::MemoryBuffer> object = compile_object(module, name, stages, stop_after);
   if (object)
-    write_disk_cache(cache_path, *object);
+    write_disk_cache(cache_path, key, *object);
   return object;
 }
 

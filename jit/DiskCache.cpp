@@ -1,28 +1,23 @@
 // The persistent compilation cache (STRATA_CACHE_DIR): object code on disk under a hash of what
-// decides it, written atomically, counted.
+// decides it, verified when read, written atomically, counted.
 #include "jit/DiskCache.h"
 
 #include "jit/Compile.h"
+#include "strata/internal/cache_entry.h"
+#include "strata/internal/sha256.h"
 
-#include <array>
 #include <atomic>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
-#include <unistd.h>
-
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/TargetParser/Host.h"
 
 namespace strata::rt {
 namespace {
 
-std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0};
+std::atomic<int64_t> g_disk_hits{0}, g_disk_writes{0}, g_disk_discarded{0};
 
 /// What, besides the IR, decides the machine code: the compiler, the host CPU and the vector
 /// math library.
@@ -48,7 +43,9 @@ std::string disk_cache_dir() {
 
 } // namespace
 
-DiskCacheStats disk_cache_stats() { return {g_disk_hits.load(), g_disk_writes.load()}; }
+DiskCacheStats disk_cache_stats() {
+  return {g_disk_hits.load(), g_disk_writes.load(), g_disk_discarded.load()};
+}
 
 namespace detail {
 
@@ -58,36 +55,27 @@ std::string disk_cache_path(const std::string &key) {
   std::string dir = disk_cache_dir();
   if (dir.empty())
     return "";
-  llvm::SHA256 h;
-  h.update(compiler_fingerprint());
-  h.update(key);
-  std::array<uint8_t, 32> digest = h.final();
-  return dir + "/" + llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 16), true) + ".o";
+  return dir + "/" + sha256_hex(compiler_fingerprint() + key, 16) + ".o";
 }
 
-std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path) {
+std::unique_ptr<llvm::MemoryBuffer> read_disk_cache(const std::string &path,
+                                                    const std::string &key) {
   if (path.empty())
     return nullptr;
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
+  cache::EntryRead entry = cache::read_entry(path, compiler_fingerprint(), key, "jit");
+  if (entry.status == cache::EntryRead::Status::Discarded)
+    ++g_disk_discarded;
+  if (entry.status != cache::EntryRead::Status::Hit)
     return nullptr;
   ++g_disk_hits;
-  return std::move(*buf);
+  return llvm::MemoryBuffer::getMemBufferCopy(entry.payload, path);
 }
 
-void write_disk_cache(const std::string &path, const llvm::MemoryBuffer &object) {
-  if (path.empty())
-    return;
-  // Write then rename: a concurrent reader never sees half a file.
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(object.getBufferStart(), static_cast<std::streamsize>(object.getBufferSize()));
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (!ec)
+void write_disk_cache(const std::string &path, const std::string &key,
+                      const llvm::MemoryBuffer &object) {
+  if (!path.empty() &&
+      cache::write_entry(path, compiler_fingerprint(), key,
+                         std::string_view(object.getBufferStart(), object.getBufferSize()), "jit"))
     ++g_disk_writes;
 }
 

@@ -111,8 +111,9 @@ private:
 /// Compiles PTX text to a cubin for `chip` ("sm_90", "sm_90a", "sm_120") with nvJitLink, -O3. Needs
 /// no GPU. Results are cached in memory by a hash of (ptx, chip, nvJitLink version) and, when
 /// STRATA_CACHE_DIR is set, in $STRATA_CACHE_DIR/cuda/<hash>.cubin (written to a temporary file
-/// and renamed, so a concurrent reader never sees half a file). Throws strata::Error with
-/// nvJitLink's log when the PTX does not compile, or when nvJitLink is missing.
+/// and renamed, so a concurrent reader never sees half a file; carrying the full key and a
+/// checksum, verified before use: a damaged or foreign entry is recompiled). Throws strata::Error
+/// with nvJitLink's log when the PTX does not compile, or when nvJitLink is missing.
 STRATA_EXPORT std::vector<char> ptx_to_cubin(const std::string &ptx, const std::string &chip);
 
 /// ptx_to_cubin's work since the process started.
@@ -121,6 +122,7 @@ struct PtxCacheStats {
   int64_t memory_hits = 0; ///< served from the in-memory cache
   int64_t disk_hits = 0;   ///< read from $STRATA_CACHE_DIR/cuda
   int64_t disk_writes = 0;
+  int64_t disk_discarded = 0; ///< entries in $STRATA_CACHE_DIR/cuda that failed verification
 };
 STRATA_EXPORT PtxCacheStats ptx_cache_stats();
 /// Forgets the in-memory cubins (the persistent cache stays): for tests and for benchmarks that

@@ -1,21 +1,18 @@
-// PTX -> cubin with nvJitLink, cached in memory and in $STRATA_CACHE_DIR/cuda.
+// PTX -> cubin with nvJitLink, cached in memory and in $STRATA_CACHE_DIR/cuda (verified entries).
 #include <atomic>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
-#include <unistd.h>
-
 #include "runtime/cuda/CudaInternal.h"
-#include "runtime/cuda/Sha256.h"
+#include "strata/internal/cache_entry.h"
+#include "strata/internal/sha256.h"
 
 namespace strata::cuda {
 
 namespace {
 
-std::atomic<int64_t> g_compiles{0}, g_memory_hits{0}, g_disk_hits{0}, g_disk_writes{0};
+std::atomic<int64_t> g_compiles{0}, g_memory_hits{0}, g_disk_hits{0}, g_disk_writes{0},
+    g_disk_discarded{0};
 
 struct MemoryCache {
   std::mutex mu;
@@ -36,11 +33,6 @@ bool is_chip_name(const std::string &chip) {
   if (i == 3)
     return false;
   return i == chip.size() || (i + 1 == chip.size() && (chip[i] == 'a' || chip[i] == 'f'));
-}
-
-bool is_elf(const std::vector<char> &bytes) {
-  return bytes.size() > 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
-         bytes[3] == 'F';
 }
 
 std::string jitlink_log(const api::JitLink &jl, api::nvJitLinkHandle h) {
@@ -107,7 +99,8 @@ bool jitlink_available() { return api::jitlink() != nullptr; }
 std::string jitlink_unavailable_reason() { return api::jitlink() ? "" : api::jitlink_error(); }
 
 PtxCacheStats ptx_cache_stats() {
-  return {g_compiles.load(), g_memory_hits.load(), g_disk_hits.load(), g_disk_writes.load()};
+  return {g_compiles.load(), g_memory_hits.load(), g_disk_hits.load(), g_disk_writes.load(),
+          g_disk_discarded.load()};
 }
 
 void clear_ptx_memory_cache() {
@@ -123,8 +116,9 @@ std::vector<char> ptx_to_cubin(const std::string &ptx, const std::string &chip) 
   if (!jl)
     fail("cuda", "ptx_to_cubin needs nvJitLink: ", api::jitlink_error());
   // The key covers everything the cubin depends on: the compiler, its options and the input.
-  std::string key_text =
-      detail::cat("nvJitLink ", jitlink_version(*jl), "\n-arch=", chip, " -O3\n");
+  // The entry stores it whole (the fingerprint is the compiler), so a swapped entry is caught.
+  std::string fingerprint = "nvJitLink " + jitlink_version(*jl);
+  std::string key_text = detail::cat(fingerprint, "\n-arch=", chip, " -O3\n");
   key_text += ptx;
   std::string key = sha256_hex(key_text, 16);
 
@@ -142,33 +136,19 @@ std::vector<char> ptx_to_cubin(const std::string &ptx, const std::string &chip) 
     path = detail::cat(dir, "/cuda/", key, ".cubin");
   std::vector<char> cubin;
   if (!path.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      cubin.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (is_elf(cubin))
-        ++g_disk_hits;
-      else
-        cubin.clear(); // a damaged file is replaced below
+    cache::EntryRead entry = cache::read_entry(path, fingerprint, key_text, "cuda");
+    if (entry.status == cache::EntryRead::Status::Discarded)
+      ++g_disk_discarded;
+    if (entry.status == cache::EntryRead::Status::Hit) {
+      cubin.assign(entry.payload.begin(), entry.payload.end());
+      ++g_disk_hits;
     }
   }
   if (cubin.empty()) {
     cubin = compile(*jl, ptx, chip);
-    if (!path.empty()) {
-      // Write then rename: a concurrent reader never sees half a file.
-      std::error_code ec;
-      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-      static std::atomic<int64_t> serial{0};
-      std::string tmp = detail::cat(path, ".tmp", ::getpid(), "-", serial++);
-      {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-      }
-      std::filesystem::rename(tmp, path, ec);
-      if (!ec)
-        ++g_disk_writes;
-      else
-        std::filesystem::remove(tmp, ec);
-    }
+    if (!path.empty() && cache::write_entry(path, fingerprint, key_text,
+                                            std::string_view(cubin.data(), cubin.size()), "cuda"))
+      ++g_disk_writes;
   }
   auto shared = std::make_shared<const std::vector<char>>(cubin);
   std::lock_guard<std::mutex> lock(mem.mu);

@@ -6,12 +6,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuda_test_util.h"
 #include "runtime/cuda/CudaRuntime.h"
-#include "runtime/cuda/Sha256.h"
+#include "strata/internal/cache_entry.h"
+#include "strata/internal/sha256.h"
 #include "test_util.h"
 
 using namespace strata;
@@ -38,6 +42,19 @@ void expect_kernel_cubin(const std::vector<char> &cubin, const std::string &kern
   EXPECT_TRUE(flags_name_chip(info.flags, sm)) << "e_flags 0x" << std::hex << info.flags;
   EXPECT_NE(std::find(info.functions.begin(), info.functions.end(), kernel), info.functions.end())
       << "no function symbol " << kernel;
+}
+
+std::string file_bytes(const std::filesystem::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Whether the cache entry at `p` is a Strata entry whose payload (its last bytes) is `cubin`.
+bool holds_cubin(const std::filesystem::path &p, const std::vector<char> &cubin) {
+  std::string bytes = file_bytes(p);
+  return bytes.size() > strata::cache::kEntryHeaderSize + cubin.size() &&
+         bytes.compare(0, 8, std::string("STRATA\0C", 8)) == 0 &&
+         bytes.compare(bytes.size() - cubin.size(), cubin.size(), cubin.data(), cubin.size()) == 0;
 }
 
 } // namespace
@@ -114,7 +131,7 @@ TEST(PtxToCubin, PersistentCacheInStrataCacheDir) {
     files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u) << "one file, no temporary left behind";
   EXPECT_EQ(files[0].extension(), ".cubin");
-  EXPECT_EQ(fs::file_size(files[0]), compiled.size());
+  EXPECT_TRUE(holds_cubin(files[0], compiled));
 
   clear_ptx_memory_cache();
   std::vector<char> loaded = ptx_to_cubin(ptx, "sm_90");
@@ -128,7 +145,100 @@ TEST(PtxToCubin, PersistentCacheInStrataCacheDir) {
   clear_ptx_memory_cache();
   EXPECT_EQ(ptx_to_cubin(ptx, "sm_90"), compiled);
   EXPECT_EQ(ptx_cache_stats().compiles - s2.compiles, 1);
-  EXPECT_EQ(fs::file_size(files[0]), compiled.size());
+  EXPECT_TRUE(holds_cubin(files[0], compiled));
+  if (outer)
+    setenv("STRATA_CACHE_DIR", saved.c_str(), 1);
+  else
+    unsetenv("STRATA_CACHE_DIR");
+  fs::remove_all(dir);
+}
+
+TEST(PtxToCubin, CorruptPersistentEntriesAreRecompiled) {
+  // Each damage of the entry: the right cubin comes back (compiled again, the entry discarded
+  // and rewritten valid), never the damaged or foreign bytes and never a hang.
+  REQUIRE_JITLINK();
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(testing::TempDir()) / ("strata_cuda_corrupt_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const char *outer = std::getenv("STRATA_CACHE_DIR");
+  std::string saved = outer ? outer : "";
+  ASSERT_EQ(setenv("STRATA_CACHE_DIR", dir.c_str(), 1), 0);
+  std::string ptx = std::string(cudatest::kVaddPtx) + "// corrupt cache test " + dir.string();
+  std::string other_ptx = ptx + " (another key)\n";
+  ptx += "\n";
+  clear_ptx_memory_cache();
+  std::vector<char> compiled = ptx_to_cubin(ptx, "sm_90");
+  std::vector<fs::path> files;
+  for (const auto &e : fs::directory_iterator(dir / "cuda"))
+    files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  fs::path entry = files[0];
+  std::string good = file_bytes(entry);
+  ptx_to_cubin(other_ptx, "sm_90");
+  fs::path other_entry;
+  for (const auto &e : fs::directory_iterator(dir / "cuda"))
+    if (e.path() != entry)
+      other_entry = e.path();
+  ASSERT_FALSE(other_entry.empty());
+  auto write = [&](const std::string &bytes) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string elf_header(64, '\0');
+  elf_header.replace(0, 4,
+                     "\x7f"
+                     "ELF");
+  std::string flipped = good;
+  flipped[good.size() / 2 + 200] ^= 0x10;
+  std::vector<std::pair<std::string, std::function<void()>>> damages = {
+      {"empty", [&] { write(""); }},
+      {"header only", [&] { write(good.substr(0, strata::cache::kEntryHeaderSize)); }},
+      {"one byte short", [&] { write(good.substr(0, good.size() - 1)); }},
+      {"elf header only", [&] { write(elf_header); }},
+      {"bare cubin", [&] { write(std::string(compiled.begin(), compiled.end())); }},
+      {"another key's entry",
+       [&] { fs::copy_file(other_entry, entry, fs::copy_options::overwrite_existing); }},
+      {"a flipped byte", [&] { write(flipped); }},
+      {"a fifo",
+       [&] {
+         fs::remove(entry);
+         ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+       }},
+      {"a directory",
+       [&] {
+         fs::remove(entry);
+         fs::create_directory(entry);
+       }},
+      {"a symlink",
+       [&] {
+         fs::remove(entry);
+         fs::create_symlink(other_entry, entry);
+       }},
+  };
+  alarm(120); // a blocking read of the FIFO would hang: the alarm ends the test instead
+  for (auto &[name, damage] : damages) {
+    SCOPED_TRACE(name);
+    damage();
+    clear_ptx_memory_cache();
+    strata::cache::reset_entry_warnings();
+    PtxCacheStats before = ptx_cache_stats();
+    testing::internal::CaptureStderr();
+    std::vector<char> cubin = ptx_to_cubin(ptx, "sm_90");
+    std::string warned = testing::internal::GetCapturedStderr();
+    PtxCacheStats after = ptx_cache_stats();
+    EXPECT_EQ(cubin, compiled);
+    EXPECT_EQ(after.compiles - before.compiles, 1);
+    EXPECT_EQ(after.disk_discarded - before.disk_discarded, 1);
+    EXPECT_EQ(after.disk_writes - before.disk_writes, 1);
+    EXPECT_NE(warned.find("[cuda] discarding corrupt cache entry " + entry.string()),
+              std::string::npos)
+        << warned;
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));
+    EXPECT_TRUE(holds_cubin(entry, compiled));
+    clear_ptx_memory_cache();
+    EXPECT_EQ(ptx_to_cubin(ptx, "sm_90"), compiled);
+    EXPECT_EQ(ptx_cache_stats().disk_hits - after.disk_hits, 1) << "the rewritten entry is read";
+  }
+  alarm(0);
   if (outer)
     setenv("STRATA_CACHE_DIR", saved.c_str(), 1);
   else

@@ -1,10 +1,10 @@
 // SHA-256 (FIPS 180-4), a straightforward one-block-at-a-time implementation.
-#include "runtime/cuda/Sha256.h"
+#include "strata/internal/sha256.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace strata::cuda {
+namespace strata {
 
 namespace {
 constexpr uint32_t kRound[64] = {
@@ -102,4 +102,4 @@ std::string sha256_hex(std::string_view data, size_t nbytes) {
   return out;
 }
 
-} // namespace strata::cuda
+} // namespace strata

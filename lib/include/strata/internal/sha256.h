@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4) for the keys of the cubin caches; libstrata_cuda links no LLVM.
+// SHA-256 (FIPS 180-4) for the persistent caches' keys and checksums (CacheEntry.h): shared by
+// libstrata_jit and libstrata_cuda, which links no LLVM.
 #pragma once
 
 #include <array>
@@ -6,10 +7,12 @@
 #include <string>
 #include <string_view>
 
-namespace strata::cuda {
+#include "strata/export.h"
+
+namespace strata {
 
 /// Incremental SHA-256.
-class Sha256 {
+class STRATA_EXPORT Sha256 {
 public:
   Sha256();
   void update(std::string_view data);
@@ -25,6 +28,6 @@ private:
 };
 
 /// Lower-case hex of the first `nbytes` bytes of SHA-256(data).
-std::string sha256_hex(std::string_view data, size_t nbytes = 32);
+STRATA_EXPORT std::string sha256_hex(std::string_view data, size_t nbytes = 32);
 
-} // namespace strata::cuda
+} // namespace strata
