@@ -25,6 +25,7 @@
 #include "jit/Timing.h"
 #include "strata/device.h"
 #include "strata/error.h"
+#include "strata/internal/blocking.h"
 #include "strata/internal/buffer.h"
 #include "strata/internal/trace.h"
 
@@ -381,6 +382,13 @@ void compile_staged(JitFunction::Impl &im, const CacheKey &key, const std::strin
     dump_stages(dump, im.options.name, im.id, texts);
 }
 
+/// Runs compiled code with the embedding interpreter's lock given up (other Python threads run
+/// meanwhile; host callbacks in the code take it back themselves).
+std::vector<Array> run_released(const rt::Executable &exe, const std::vector<Array> &args) {
+  BlockingRegion region;
+  return exe.run(args);
+}
+
 // On concrete arguments: the cached executable, compiled on a miss; op by op when the function
 // cannot compile alone.
 std::pair<std::vector<Array>, std::shared_ptr<void>>
@@ -420,7 +428,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
     ++globals().hits;
     if (e->inline_only)
       return run_inline();
-    return {checked(e->exe->run(args)), e->aux};
+    return {checked(run_released(*e->exe, args)), e->aux};
   }
 
   {
@@ -437,7 +445,13 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   rt::CompileTiming timing;
   {
     rt::TimingScope scope(timing);
-    std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+    // Staging runs the trace, which may call back into Python: the wait gives up the GIL.
+    std::unique_lock<std::recursive_mutex> lock = lock_blocking(rt::context_mutex());
+    // Another thread may have compiled this signature while this one waited for the context.
+    if (std::shared_ptr<Entry> e = cache().find(key); e && !e->inline_only) {
+      lock.unlock();
+      return {checked(run_released(*e->exe, args)), e->aux};
+    }
     std::optional<rt::PhaseTimer> staging(std::in_place, "staging");
     rt::StagedFunction staged =
         rt::stage(rt::jit_context(), untraced(trace, entry->aux), key.signature, im.options.name);
@@ -463,7 +477,7 @@ call_impl(const std::shared_ptr<JitFunction::Impl> &self, const TraceFn &trace,
   cache().insert(key, entry);
   if (entry->inline_only)
     return run_inline();
-  return {checked(entry->exe->run(args)), entry->aux};
+  return {checked(run_released(*entry->exe, args)), entry->aux};
 }
 } // namespace
 
@@ -503,7 +517,7 @@ Lowered JitFunction::lower(const TraceFn &trace, const std::vector<Array> &args,
     sig.push_back(abstract_of(a));
   std::shared_ptr<void> aux;
   Lowered out;
-  std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+  std::unique_lock<std::recursive_mutex> lock = lock_blocking(rt::context_mutex());
   rt::StagedFunction staged =
       rt::stage(rt::jit_context(), untraced(trace, aux), sig, impl_->options.name);
   if (!staged.op_by_op.empty())

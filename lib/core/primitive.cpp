@@ -11,6 +11,7 @@
 
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
+#include "strata/internal/blocking.h"
 #include "strata/internal/buffer.h"
 #include "strata/internal/trace.h"
 #include "strata/transforms.h"
@@ -294,6 +295,30 @@ std::string debug_nans_violation(const std::vector<Array> &xs) {
 }
 
 // ---- bind --------------------------------------------------------------------------------------
+namespace {
+/// Elements an eager op reads and writes from which its kernel runs in a BlockingRegion (a
+/// Python caller's GIL given up): below it the hand-over costs more than it frees
+/// (docs/decisions.md, "The GIL around eager kernels").
+constexpr int64_t kBlockingElements = int64_t{1} << 15;
+
+bool long_kernel(std::span<const AbstractValue> in, std::span<const AbstractValue> out) {
+  int64_t total = 0;
+  auto add = [&](const AbstractValue &a) {
+    int64_t n = 1;
+    for (int64_t d : a.shape) {
+      if (d <= 0)
+        return false;
+      if (d >= kBlockingElements || n * d >= kBlockingElements)
+        return true;
+      n *= d;
+    }
+    total += n;
+    return total >= kBlockingElements;
+  };
+  return std::any_of(in.begin(), in.end(), add) || std::any_of(out.begin(), out.end(), add);
+}
+} // namespace
+
 AbstractValue abstract_of(const Array &a) { return {a.shape(), a.dtype(), a.weak_type()}; }
 
 std::vector<AbstractValue> abstract_eval(const Primitive &prim, std::span<const AbstractValue> in,
@@ -328,10 +353,17 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
     on_device = on_device || (a.is_concrete() && a.buffer()->device().kind != Device::Kind::CPU);
   // A higher-order primitive's impl runs its sub-functions, whose primitives go to the device
   // themselves (calls included); a concrete-output one only reads its input.
-  if (on_device && !has_sub_functions(params) && !prim.has(kConcreteOutput))
+  bool sub_functions = has_sub_functions(params);
+  if (on_device && !sub_functions && !prim.has(kConcreteOutput)) {
     result = device_eval(prim, inputs, params, common_device(prim.name, inputs));
-  else
+  } else if (!sub_functions && long_kernel(avals, out)) {
+    // Sub-functions are left out: their Python parts would take the GIL straight back, and
+    // their own long primitives give it up one by one.
+    BlockingRegion region;
     result = prim.impl(inputs, params, out);
+  } else {
+    result = prim.impl(inputs, params, out);
+  }
   if (unsigned checks = float_checks.load(std::memory_order_relaxed)) [[unlikely]]
     check_float_outputs(checks, prim, inputs, params, result);
   return result;

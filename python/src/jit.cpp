@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "strata/internal/blocking.h"
 #include "strata/jit.h"
 
 namespace strata::python {
@@ -522,9 +523,15 @@ public:
     return p;
   }
 
-  /// Runs a prepared call and builds its outputs.
+  /// Runs a prepared call and builds its outputs. The call runs without the GIL (another
+  /// thread's Python code runs meanwhile); its trace and callbacks take it back themselves.
   py::object run(const Prepared &p) {
-    auto [outs, aux] = fn_.call(p.trace, p.leaves, p.key);
+    std::pair<std::vector<Array>, std::shared_ptr<void>> called;
+    {
+      py::gil_scoped_release nogil;
+      called = fn_.call(p.trace, p.leaves, p.key);
+    }
+    auto &[outs, aux] = called;
     if (!aux)
       throw std::runtime_error("[jit] the call produced no output structure");
     return static_cast<const OutStructure *>(aux.get())->build(std::move(outs));
@@ -639,6 +646,20 @@ TraceFn trace_fn(py::object f) {
   };
 }
 
+// ---- The GIL around C++ work ------------------------------------------------------------------
+
+/// BlockingHooks::release: gives up the GIL when this thread holds it (nullptr otherwise: a
+/// thread that never ran Python, a region inside a region, the interpreter gone).
+void *release_gil() {
+  if (!Py_IsInitialized())
+    return nullptr;
+  PyThreadState *mine = PyGILState_GetThisThreadState();
+  if (!mine || mine != py::detail::get_thread_state_unchecked())
+    return nullptr;
+  return PyEval_SaveThread();
+}
+void restore_gil(void *token) { PyEval_RestoreThread(static_cast<PyThreadState *>(token)); }
+
 py::dict stats_dict(const JitStats &s) {
   py::dict d;
   d["hits"] = s.hits;
@@ -653,6 +674,8 @@ py::dict stats_dict(const JitStats &s) {
 
 void init_jit(py::module_ &m) {
   using py::arg;
+  // Long kernels, compiled calls and waits for the MLIR context run without the GIL.
+  set_blocking_hooks({release_gil, restore_gil});
   py::class_<Lowered>(m, "Lowered", "The text of every compilation stage of a jitted call.")
       .def("as_text", &Lowered::as_text, arg("stage") = "strata",
            "Stages: strata, optimized, linalg, bufferized, llvm, llvm-ir.")
