@@ -92,7 +92,8 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       // fft family
       {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)},
       // convolution
-      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)}};
+      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)},
+      {"strata_rt_conv_epilogue", reinterpret_cast<void *>(&strata_rt_conv_epilogue)}};
 }
 
 } // namespace strata::rt
