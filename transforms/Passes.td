@@ -900,6 +900,18 @@ def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
     read back with `bufferization.to_tensor`; the convolution's sizes, strides, padding,
     dilations and groups travel as a constant i64 table (`strata::ConvProblem::encode`).
 
+    Epilogues: when the convolution's only user is a `strata.fusion` whose body starts with an
+    add of a bias broadcast along the output feature dimension, an activation (relu = max with
+    0, clamp = max/min with constants (relu6, clip), leaky relu, tanh, logistic, silu
+    `x * logistic(x)`, JAX's tanh gelu), or both, on an f32 or f64 result, the call is
+    `strata_rt_conv_epilogue` instead: the bias operand's buffer (or 0) and a constant f64
+    table (activation, alpha, beta; `strata::ConvEpilogue`) travel with it, and the kernel
+    applies them before the output is written (oneDNN's bias argument and eltwise post-op,
+    or per output block after the im2col gemm). The fusion then reads the call's result
+    where it read the epilogue's; results that would only pass it through go, and a fusion
+    left with nothing else goes. An activation whose input is also read elsewhere (relu's
+    gradient reads the pre-activation) stays in the fusion and only the bias folds.
+
     Before => after:
 
     ```mlir
@@ -909,6 +921,38 @@ def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
     %p = bufferization.to_buffer %problem read_only : tensor<46xi64> to memref<46xi64>
     %out = memref.alloc() : memref<8x16x32x32xf32>
     call @strata_rt_conv(%c11, %c11, %px, %pw, %pout, %pp) : (i64, ...) -> ()
+    %y = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+// ---- Windowed reductions
+def StrataWindowToRuntime : Pass<"strata-window-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turns windowed sums into calls of the CPU runtime's window-sum kernel.";
+  let description = [{
+    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
+    `strata.reduce_window_sum` on static tensors of a numeric dtype becomes one call of
+    `strata_rt_window_sum`, which runs libstrata's kernel, the one the eager primitive runs:
+    windows of 16 or more float elements along the last dimension slide (differences of
+    running sums in double, O(1) per output), the rest add one window element at a time in
+    vectorizable runs without padding the operand. jit and eager agree bit for bit. The window
+    travels as a constant i64 table (`strata::WindowProblem::encode`); an empty result needs
+    no call. The GPU keeps strata-lower-to-linalg's generic.
+
+    Before => after:
+
+    ```mlir
+    %y = strata.reduce_window_sum %x, window_dimensions = [1, 64], ...
+        : (tensor<64x16384xf32>) -> tensor<64x16384xf32>
+    // =>
+    %out = memref.alloc() : memref<64x16384xf32>
+    call @strata_rt_window_sum(%c11, %px, %pout, %pp) : (i64, i64, i64, i64) -> ()
     %y = bufferization.to_tensor %out restrict writable : ...
     ```
   }];

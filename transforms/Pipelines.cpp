@@ -211,6 +211,8 @@ PipelineStages cpuLoweringStages() {
          // fft family: FFTs call libstrata's FFTW kernel.
          pm.addPass(createStrataFftToRuntime());
          pm.addPass(createStrataConvToRuntime()); // convolution: libstrata's kernel
+         // windowed reductions: sums call libstrata's kernel, which slides long windows.
+         pm.addPass(createStrataWindowToRuntime());
          buildStrataLinalgPipeline(pm, false);
        }},
       {"bufferized",

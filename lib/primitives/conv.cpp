@@ -250,6 +250,23 @@ void scatter_strided(const C *src, const std::vector<int64_t> &sizes,
   });
 }
 
+/// The epilogue on a strided f32 output of logical shape [N, O, Q...] (strides `strides`): the
+/// oneDNN forms that take no post-ops.
+void apply_epilogue_strided(const ConvEpilogue &e, const std::vector<int64_t> &sizes,
+                            const std::vector<int64_t> &strides, float *out) {
+  int64_t per_feature = product(sizes) / (sizes[0] * sizes[1]);
+  for_each_strided_row(sizes, strides, [&](int64_t row, int64_t off, int64_t inner, int64_t st) {
+    int64_t f = (row * inner / per_feature) % sizes[1];
+    float *y = out + off;
+    if (st == 1) {
+      apply_conv_epilogue(e, f, y, inner);
+      return;
+    }
+    for (int64_t j = 0; j < inner; ++j)
+      apply_conv_epilogue(e, f, y + j * st, 1);
+  });
+}
+
 /// c (m x n, row stride n) = a (m x k, row stride k) * b (k x n, row stride n).
 template <class C>
 void product_into(int64_t m, int64_t n, int64_t k, const C *a, const C *b, C *c) {
@@ -270,8 +287,10 @@ void product_into(int64_t m, int64_t n, int64_t k, const C *a, const C *b, C *c)
 /// out [N / batch_groups, O, Q...]. For each output batch element and group, the patches of the
 /// lhs become the columns of a [I * K, Q] matrix (zero where a window position falls in the
 /// padding or between dilated elements) and one gemm with the group's [O_g, I * K] weights
-/// gives its [O_g, Q] output block.
-template <class C> void im2col_conv(const ConvProblem &p, const C *lhs, const C *rhs, C *out) {
+/// gives its [O_g, Q] output block, to which the epilogue applies while it is in cache.
+template <class C>
+void im2col_conv(const ConvProblem &p, const C *lhs, const C *rhs, C *out,
+                 const ConvEpilogue &epilogue) {
   size_t n = p.rank();
   int64_t groups = p.feature_groups * p.batch_groups;
   int64_t cg = p.in_features / p.feature_groups, og = p.out_features / groups;
@@ -282,6 +301,10 @@ template <class C> void im2col_conv(const ConvProblem &p, const C *lhs, const C 
     return;
   if (rows == 0) {
     std::fill(out, out + p.out_batch * p.out_features * q, C(0));
+    if (!epilogue.empty())
+      for (int64_t b = 0; b < p.out_batch; ++b)
+        for (int64_t f = 0; f < p.out_features; ++f)
+          apply_conv_epilogue(epilogue, f, out + (b * p.out_features + f) * q, q);
     return;
   }
   // For each spatial dim, the lhs index of (window position, output position), or -1 where it
@@ -342,7 +365,11 @@ template <class C> void im2col_conv(const ConvProblem &p, const C *lhs, const C 
       }
     }
     const C *w = rhs + g * og * rows;
-    product_into<C>(og, q, rows, w, col, out + (b * p.out_features + g * og) * q);
+    C *block = out + (b * p.out_features + g * og) * q;
+    product_into<C>(og, q, rows, w, col, block);
+    if (!epilogue.empty())
+      for (int64_t f = 0; f < og; ++f)
+        apply_conv_epilogue(epilogue, g * og + f, block + f * q, q);
   };
   parallel_for(items, 1, [&](int64_t begin, int64_t end) {
     std::unique_ptr<C[]> col(new C[static_cast<size_t>(rows * q)]);
@@ -353,7 +380,7 @@ template <class C> void im2col_conv(const ConvProblem &p, const C *lhs, const C 
 
 template <class C>
 void general_conv(const ConvProblem &p, DType in, DType out_dtype, const void *lhs, const void *rhs,
-                  void *out) {
+                  void *out, const ConvEpilogue &epilogue) {
   auto logical = [](std::initializer_list<int64_t> head, const std::vector<int64_t> &tail) {
     std::vector<int64_t> v(head);
     v.insert(v.end(), tail.begin(), tail.end());
@@ -374,7 +401,7 @@ void general_conv(const ConvProblem &p, DType in, DType out_dtype, const void *l
                         w.get());
     }
   });
-  im2col_conv<C>(p, a.get(), w.get(), o.get());
+  im2col_conv<C>(p, a.get(), w.get(), o.get(), epilogue);
   STRATA_DISPATCH(out_dtype, T, {
     if constexpr (!std::is_same_v<T, bool>)
       scatter_strided(o.get(), os, logical({p.out_b, p.out_f}, p.out_s), static_cast<T *>(out));
@@ -588,19 +615,33 @@ const Primitive &conv_p = register_primitive({
 } // namespace
 
 void conv_kernel(const ConvProblem &p, DType in, DType out_dtype, const void *lhs, const void *rhs,
-                 void *out) {
+                 void *out, const ConvEpilogue &epilogue) {
   if (product(p.out_size) * p.out_batch * p.out_features == 0)
     return;
-  if (out_dtype == DType::Float32 && in == DType::Float32 &&
-      conv_dnnl_f32(p, static_cast<const float *>(lhs), static_cast<const float *>(rhs),
-                    static_cast<float *>(out)))
-    return;
+  if (!epilogue.empty() && out_dtype != DType::Float32 && out_dtype != DType::Float64)
+    throw std::invalid_argument(std::string("[conv_general_dilated] a fused epilogue needs a ") +
+                                "float32 or float64 result, got " +
+                                std::string(dtype_name(out_dtype)));
+  if (out_dtype == DType::Float32 && in == DType::Float32) {
+    DnnlConvResult r =
+        conv_dnnl_f32(p, static_cast<const float *>(lhs), static_cast<const float *>(rhs),
+                      static_cast<float *>(out), epilogue);
+    if (r == DnnlConvResult::WithEpilogue)
+      return;
+    if (r == DnnlConvResult::WithoutEpilogue) {
+      std::vector<int64_t> os = {p.out_batch, p.out_features}, st = {p.out_b, p.out_f};
+      os.insert(os.end(), p.out_size.begin(), p.out_size.end());
+      st.insert(st.end(), p.out_s.begin(), p.out_s.end());
+      apply_epilogue_strided(epilogue, os, st, static_cast<float *>(out));
+      return;
+    }
+  }
   if (out_dtype == DType::Float64)
-    general_conv<double>(p, in, out_dtype, lhs, rhs, out);
+    general_conv<double>(p, in, out_dtype, lhs, rhs, out, epilogue);
   else if (is_floating(out_dtype))
-    general_conv<float>(p, in, out_dtype, lhs, rhs, out);
+    general_conv<float>(p, in, out_dtype, lhs, rhs, out, epilogue);
   else
-    general_conv<uint64_t>(p, in, out_dtype, lhs, rhs, out); // wraps like XLA's integers
+    general_conv<uint64_t>(p, in, out_dtype, lhs, rhs, out, {}); // wraps like XLA's integers
 }
 
 // ---- lax wrapper -------------------------------------------------------------------------------

@@ -8,8 +8,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "primitives/conv_kernels.h"
 #include "strata/internal/thread_pool.h"
@@ -25,6 +27,7 @@ using dnnl::memory;
 struct DnnlConv {
   dnnl::primitive conv;
   int arg_a = 0, arg_b = 0, arg_c = 0; // oneDNN argument of the two inputs and the output
+  bool bias = false;                   // a forward convolution with a bias argument
   memory::desc user_a, user_b, user_c, inner_a, inner_b, inner_c;
   std::unique_ptr<dnnl::reorder> to_a, to_b, from_c;
 };
@@ -98,8 +101,39 @@ std::vector<int64_t> minus_one(std::vector<int64_t> v) {
   return v;
 }
 
-/// out = conv(lhs, rhs) as oneDNN's forward convolution (groups are oneDNN's groups).
-std::unique_ptr<DnnlConv> build_forward(const ConvProblem &p) {
+/// oneDNN's eltwise algorithm and its alpha and beta for an epilogue's activation.
+struct Eltwise {
+  dnnl::algorithm alg;
+  float alpha = 0, beta = 0;
+};
+std::optional<Eltwise> eltwise_of(const ConvEpilogue &e) {
+  using Act = ConvEpilogue::Act;
+  using dnnl::algorithm;
+  float a = static_cast<float>(e.alpha), b = static_cast<float>(e.beta);
+  switch (e.act) {
+  case Act::None:
+    return std::nullopt;
+  case Act::Relu:
+    return Eltwise{algorithm::eltwise_relu, 0.f, 0.f};
+  case Act::LeakyRelu:
+    return Eltwise{algorithm::eltwise_relu, a, 0.f};
+  case Act::Clamp:
+    return Eltwise{algorithm::eltwise_clip, a, b};
+  case Act::Tanh:
+    return Eltwise{algorithm::eltwise_tanh, 0.f, 0.f};
+  case Act::Logistic:
+    return Eltwise{algorithm::eltwise_logistic, 0.f, 0.f};
+  case Act::Silu:
+    return Eltwise{algorithm::eltwise_swish, 1.f, 0.f};
+  case Act::GeluTanh:
+    return Eltwise{algorithm::eltwise_gelu_tanh, 0.f, 0.f};
+  }
+  return std::nullopt;
+}
+
+/// out = epilogue(conv(lhs, rhs)) as oneDNN's forward convolution (groups are oneDNN's groups),
+/// the epilogue's bias as its bias argument and its activation as an eltwise post-op.
+std::unique_ptr<DnnlConv> build_forward(const ConvProblem &p, const ConvEpilogue &epilogue) {
   auto c = std::make_unique<DnnlConv>();
   int64_t g = p.feature_groups, og = p.out_features / g;
   dims src = cat({p.batch, p.in_features}, p.in_size);
@@ -113,10 +147,24 @@ std::unique_ptr<DnnlConv> build_forward(const ConvProblem &p) {
   c->user_c = strided(dst, cat({p.out_b, p.out_f}, p.out_s));
   std::vector<int64_t> hi =
       exact_pad_hi(p.in_size, p.kernel_size, p.out_size, p.strides, p.rhs_dilation, p.pad_lo);
-  dnnl::convolution_forward::desc d(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any_layout(src),
-      any_layout(wei), any_layout(dst), p.strides, minus_one(p.rhs_dilation), p.pad_lo, hi);
-  dnnl::convolution_forward::primitive_desc pd(d, engine());
+  c->bias = epilogue.bias != nullptr;
+  auto kind = dnnl::prop_kind::forward_inference;
+  auto alg = dnnl::algorithm::convolution_direct;
+  dims dil = minus_one(p.rhs_dilation);
+  auto d = c->bias
+               ? dnnl::convolution_forward::desc(
+                     kind, alg, any_layout(src), any_layout(wei),
+                     memory::desc({p.out_features}, memory::data_type::f32, memory::format_tag::a),
+                     any_layout(dst), p.strides, dil, p.pad_lo, hi)
+               : dnnl::convolution_forward::desc(kind, alg, any_layout(src), any_layout(wei),
+                                                 any_layout(dst), p.strides, dil, p.pad_lo, hi);
+  dnnl::primitive_attr attr;
+  if (std::optional<Eltwise> e = eltwise_of(epilogue)) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, e->alg, e->alpha, e->beta);
+    attr.set_post_ops(ops);
+  }
+  dnnl::convolution_forward::primitive_desc pd(d, attr, engine());
   c->inner_a = pd.src_desc();
   c->inner_b = pd.weights_desc();
   c->inner_c = pd.dst_desc();
@@ -221,8 +269,10 @@ std::vector<float> reversed_weights(const ConvProblem &p, const float *rhs) {
   return w;
 }
 
-std::string key_of(const ConvProblem &p, Form form) {
+std::string key_of(const ConvProblem &p, Form form, const ConvEpilogue &epilogue) {
   std::ostringstream os;
+  os << (epilogue.bias != nullptr) << ',' << static_cast<int>(epilogue.act) << ',' << epilogue.alpha
+     << ',' << epilogue.beta << ';';
   auto put = [&](const std::vector<int64_t> &v) {
     for (int64_t x : v)
       os << x << ',';
@@ -239,10 +289,10 @@ std::string key_of(const ConvProblem &p, Form form) {
 
 /// Built convolutions by problem (building one JIT-compiles its kernels, which costs more than
 /// running it on small shapes); a failed build is remembered as null.
-const DnnlConv *cached(const ConvProblem &p, Form form) {
+const DnnlConv *cached(const ConvProblem &p, Form form, const ConvEpilogue &epilogue) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<DnnlConv>> cache;
-  std::string key = key_of(p, form);
+  std::string key = key_of(p, form, epilogue);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -251,7 +301,7 @@ const DnnlConv *cached(const ConvProblem &p, Form form) {
   try {
     c = form == Form::WeightGradient ? build_weight_gradient(p)
         : form == Form::DataGradient ? build_data_gradient(p)
-                                     : build_forward(p);
+                                     : build_forward(p, epilogue);
     c->to_a = reorder_if(c->user_a, c->inner_a);
     c->to_b = reorder_if(c->user_b, c->inner_b);
     c->from_c = reorder_if(c->inner_c, c->user_c);
@@ -263,10 +313,12 @@ const DnnlConv *cached(const ConvProblem &p, Form form) {
 
 } // namespace
 
-bool conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, float *out) {
+DnnlConvResult conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, float *out,
+                             const ConvEpilogue &epilogue) {
+  constexpr DnnlConvResult no = DnnlConvResult::NotTaken;
   if (p.batch_groups != 1 || p.rank() == 0 || p.rank() > 3 || p.batch == 0 || p.in_features == 0 ||
       p.out_features == 0 || product(p.out_size) == 0 || product(p.kernel_size) == 0)
-    return false;
+    return no;
   bool dilated = false, strided = false, negative = false;
   for (size_t i = 0; i < p.rank(); ++i) {
     dilated = dilated || p.lhs_dilation[i] != 1;
@@ -276,16 +328,21 @@ bool conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, flo
   Form form = Form::Forward;
   if (dilated) {
     if (strided || p.feature_groups != 1)
-      return false;
+      return no;
     form = Form::DataGradient;
   } else if (negative) {
-    return false;
+    return no;
   } else if (p.feature_groups == 1 && product(p.kernel_size) > product(p.out_size)) {
     form = Form::WeightGradient;
   }
-  const DnnlConv *c = cached(p, form);
+  // Only the forward convolution takes post-ops; the gradient forms leave the epilogue to the
+  // caller (they come from transposes, which have none).
+  bool fused = form == Form::Forward && !epilogue.empty();
+  const DnnlConv *c = cached(p, form, fused ? epilogue : ConvEpilogue{});
+  if (!c && fused)
+    return conv_dnnl_f32(p, lhs, rhs, out, {}) == no ? no : DnnlConvResult::WithoutEpilogue;
   if (!c)
-    return false;
+    return no;
   std::vector<float> flipped;
   if (form == Form::DataGradient) {
     flipped = reversed_weights(p, rhs);
@@ -303,11 +360,16 @@ bool conv_dnnl_f32(const ConvProblem &p, const float *lhs, const float *rhs, flo
     c->to_a->execute(s, ua, a);
   if (c->to_b)
     c->to_b->execute(s, ub, b);
-  c->conv.execute(s, {{c->arg_a, a}, {c->arg_b, b}, {c->arg_c, o}});
+  std::unordered_map<int, memory> args{{c->arg_a, a}, {c->arg_b, b}, {c->arg_c, o}};
+  if (c->bias)
+    args.emplace(DNNL_ARG_BIAS, memory(memory::desc({p.out_features}, memory::data_type::f32,
+                                                    memory::format_tag::a),
+                                       engine(), const_cast<void *>(epilogue.bias)));
+  c->conv.execute(s, args);
   if (c->from_c)
     c->from_c->execute(s, o, uc);
   s.wait();
-  return true;
+  return fused || epilogue.empty() ? DnnlConvResult::WithEpilogue : DnnlConvResult::WithoutEpilogue;
 }
 
 } // namespace strata

@@ -11,6 +11,7 @@
 #include "primitives/monoids_impl.h"
 #include "primitives/rules_impl.h"
 #include "strata/internal/thread_pool.h"
+#include "strata/internal/window_kernel.h"
 #include "strata/lax.h"
 #include "strata/ops.h"
 #include "strata/transforms.h"
@@ -753,6 +754,15 @@ Geometry geometry_for(const char *op, const Array &x, const lax::WindowDims &w) 
 }
 
 } // namespace
+
+void window_sum_kernel(const WindowProblem &p, DType dtype, const void *x, void *y) {
+  Geometry g{p.win, p.stride, p.lo, p.hi, p.base, p.wdil};
+  Shape in(p.in), out(p.out);
+  STRATA_DISPATCH(dtype, T, {
+    if constexpr (!std::is_same_v<T, bool>)
+      monoid_kernel<SumOp>(static_cast<const T *>(x), static_cast<T *>(y), in, out, g);
+  });
+}
 
 // ---- lax wrappers ------------------------------------------------------------------------------
 namespace lax {

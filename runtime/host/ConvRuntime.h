@@ -1,4 +1,4 @@
-// The runtime function of strata-conv-to-runtime's calls: jit-compiled CPU convolutions run
+// The runtime functions of strata-conv-to-runtime's calls: jit-compiled CPU convolutions run
 // libstrata's kernel (strata/internal/conv_kernel.h).
 #pragma once
 
@@ -9,3 +9,10 @@
 /// `out_dtype` (strata::DType); every buffer row-major.
 extern "C" void strata_rt_conv(int64_t in_dtype, int64_t out_dtype, int64_t lhs, int64_t rhs,
                                int64_t out, int64_t problem);
+
+/// strata_rt_conv with an epilogue folded in: out = act(conv + bias). `bias` is the address of
+/// out_features elements of `out_dtype` (0: no bias); `epilogue` the address of three doubles,
+/// the activation (strata::ConvEpilogue::Act) and its alpha and beta.
+extern "C" void strata_rt_conv_epilogue(int64_t in_dtype, int64_t out_dtype, int64_t lhs,
+                                        int64_t rhs, int64_t out, int64_t problem, int64_t bias,
+                                        int64_t epilogue);

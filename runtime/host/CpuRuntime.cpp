@@ -7,6 +7,7 @@
 #include "runtime/host/ConvRuntime.h" // convolution
 #include "runtime/host/HostCallback.h"
 #include "runtime/host/SortScanRuntime.h"
+#include "runtime/host/WindowRuntime.h" // windowed reductions
 // linalg
 #include "runtime/host/LinalgRuntime.h"
 // fft family
@@ -92,7 +93,10 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       // fft family
       {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)},
       // convolution
-      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)}};
+      {"strata_rt_conv", reinterpret_cast<void *>(&strata_rt_conv)},
+      {"strata_rt_conv_epilogue", reinterpret_cast<void *>(&strata_rt_conv_epilogue)},
+      // windowed reductions
+      {"strata_rt_window_sum", reinterpret_cast<void *>(&strata_rt_window_sum)}};
 }
 
 } // namespace strata::rt

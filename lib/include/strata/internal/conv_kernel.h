@@ -26,15 +26,31 @@ struct ConvProblem {
   static ConvProblem decode(const int64_t *data);
 };
 
+/// An elementwise epilogue folded into a convolution: out = act(conv + bias), written once.
+/// `bias` (null: none) holds out_features elements of the output dtype, added along the output
+/// feature dimension; the activation is applied in the output dtype's precision.
+struct ConvEpilogue {
+  /// The activations, with their parameters: LeakyRelu x >= 0 ? x : alpha * x; Clamp
+  /// min(max(x, alpha), beta) (alpha <= beta); Silu x * logistic(x); GeluTanh JAX's tanh
+  /// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+  enum class Act : int64_t { None, Relu, LeakyRelu, Clamp, Tanh, Logistic, Silu, GeluTanh };
+  const void *bias = nullptr;
+  Act act = Act::None;
+  double alpha = 0, beta = 0;
+  bool empty() const { return !bias && act == Act::None; }
+};
+
 /// The problem of conv_general_dilated on row-major operands and output of these shapes with
 /// these params (the primitive's, already checked by its shape rule).
 STRATA_EXPORT ConvProblem conv_problem(const Shape &lhs, const Shape &rhs, const Shape &out,
                                        const Params &params);
 
 /// out = the convolution of lhs and rhs (of dtype `in`) into out (of dtype `out_dtype`), as
-/// the eager primitive computes it: f32 on oneDNN, the rest im2col over BLIS gemm.
+/// the eager primitive computes it: f32 on oneDNN, the rest im2col over BLIS gemm. A non-empty
+/// `epilogue` (float outputs only) is applied before the output is written: as oneDNN's bias
+/// and eltwise post-op, or per output block right after its gemm on the im2col path.
 STRATA_EXPORT void conv_kernel(const ConvProblem &p, DType in, DType out_dtype, const void *lhs,
-                               const void *rhs, void *out);
+                               const void *rhs, void *out, const ConvEpilogue &epilogue = {});
 
 inline std::vector<int64_t> ConvProblem::encode() const {
   std::vector<int64_t> v = {static_cast<int64_t>(rank()),
