@@ -43,7 +43,7 @@ def _counter_ratio(work, idle_seconds=0.3):
     return busy / idle
 
 
-def _best_ratio(work, tries=3):
+def _best_ratio(work, tries=5):
     # Best of a few: another process taking the core for a moment only lowers one try.
     return max(_counter_ratio(work) for _ in range(tries))
 
