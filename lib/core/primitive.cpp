@@ -298,7 +298,8 @@ std::string debug_nans_violation(const std::vector<Array> &xs) {
 namespace {
 /// Elements an eager op reads and writes from which its kernel runs in a BlockingRegion (a
 /// Python caller's GIL given up): below it the hand-over costs more than it frees
-/// (docs/decisions.md, "The GIL around eager kernels").
+/// (docs/decisions.md, "The GIL around compiled calls, long eager kernels and the MLIR
+/// context's lock").
 constexpr int64_t kBlockingElements = int64_t{1} << 15;
 
 bool long_kernel(std::span<const AbstractValue> in, std::span<const AbstractValue> out) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "strata/error.h"
+#include "strata/internal/blocking.h"
 #include "strata/internal/fft.h"
 #include "strata/internal/thread_pool.h"
 
@@ -172,7 +173,8 @@ PlanPtr<R> make_plan(FftKind kind, const std::vector<int> &n, int batch, bool al
   R *op = static_cast<R *>(out.p) + (aligned ? 0 : 1);
   unsigned flags = FFTW_MEASURE | (aligned ? 0u : FFTW_UNALIGNED);
   using C = typename Fftw<R>::cpx;
-  std::lock_guard<std::mutex> lock(planner_mutex());
+  // Planning can take up to kPlanSeconds: a Python caller waiting here lets its threads run.
+  std::unique_lock<std::mutex> lock = lock_blocking(planner_mutex());
   Fftw<R>::with_nthreads(num_threads());
   Fftw<R>::set_timelimit(kPlanSeconds);
   typename Fftw<R>::plan p = nullptr;
