@@ -12,6 +12,7 @@
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
 #include "strata/internal/buffer.h"
+#include "strata/internal/sizes.h"
 #include "strata/internal/trace.h"
 #include "strata/transforms.h"
 
@@ -321,6 +322,11 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
     avals = heap;
   }
   std::vector<AbstractValue> out = prim.shape_rule(avals, params);
+  // Every output must be allocatable before the impl sizes its buffers and loops from it; the
+  // outermost op (zeros, not its broadcast) names any failure.
+  AllocationScope scope(prim.name);
+  for (const AbstractValue &o : out)
+    (void)checked_byte_size(o.dtype, o.shape, allocation_op());
   // Inputs on a GPU: the device runtime runs the op there (a compiled kernel per signature).
   std::vector<Array> result;
   bool on_device = false;
