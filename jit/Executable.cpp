@@ -10,7 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include "strata/internal/buffer.h"
-#include "strata/internal/sizes.h"
+#include "strata/sizes.h"
 
 namespace strata::rt {
 

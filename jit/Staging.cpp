@@ -12,9 +12,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "strata/error.h"
-#include "strata/internal/sizes.h"
 #include "strata/internal/trace.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata::rt {
 namespace {

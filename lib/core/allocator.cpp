@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "strata/error.h"
-#include "strata/internal/sizes.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {

@@ -13,10 +13,10 @@
 #include "strata/device.h"
 #include "strata/internal/buffer.h"
 #include "strata/internal/host_memory.h"
-#include "strata/internal/sizes.h"
 #include "strata/internal/trace.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
+#include "strata/sizes.h"
 
 namespace strata {
 

@@ -12,8 +12,8 @@
 #include "core/device_impl.h"
 #include "primitives/kernels_impl.h"
 #include "strata/internal/buffer.h"
-#include "strata/internal/sizes.h"
 #include "strata/internal/trace.h"
+#include "strata/sizes.h"
 #include "strata/transforms.h"
 
 namespace strata {

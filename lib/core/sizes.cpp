@@ -1,5 +1,5 @@
 // Checked element and byte counts of shapes, and the messages of AllocationError.
-#include "strata/internal/sizes.h"
+#include "strata/sizes.h"
 
 #include <cmath>
 #include <cstdint>

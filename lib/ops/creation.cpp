@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "ops_impl.h"
-#include "strata/internal/sizes.h"
+#include "strata/sizes.h"
 
 namespace strata {
 

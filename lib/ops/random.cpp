@@ -17,9 +17,9 @@
 #include <cstring>
 #include <limits>
 
-#include "strata/internal/sizes.h"
 #include "strata/lax.h"
 #include "strata/random.h"
+#include "strata/sizes.h"
 
 namespace strata::random {
 namespace {

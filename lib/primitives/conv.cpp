@@ -11,9 +11,9 @@
 #include "primitives/elementwise_impl.h"
 #include "primitives/kernels_impl.h"
 #include "primitives/rules_impl.h"
-#include "strata/internal/sizes.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {

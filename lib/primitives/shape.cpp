@@ -6,8 +6,8 @@
 
 #include "primitives/elementwise_impl.h"
 #include "primitives/rules_impl.h"
-#include "strata/internal/sizes.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "strata/sizes.h"
+
 namespace strata::python {
 namespace {
 
@@ -444,6 +446,14 @@ void init_array(py::module_ &m) {
   m.def("_set_enable_x64", &set_enable_x64, py::arg("enabled"),
         "Turns 64-bit mode on or off (strata.config's jax_enable_x64 hook).");
   m.def("_x64_enabled", &x64_enabled, "Whether 64-bit mode is on.");
+  m.def(
+      "_check_result_size",
+      [](const std::string &op, const Shape &shape, py::handle dtype) {
+        check_result_size(op, dtype_from_py(dtype, false), shape);
+      },
+      py::arg("op"), py::arg("shape"), py::arg("dtype"),
+      "MemoryError when an eager result of dtype[shape] is too large to allocate (nothing under "
+      "jit or eval_shape, where shapes are abstract).");
   m.def(
       "canonicalize_dtype",
       [](py::handle dtype) { return numpy_dtype(canonicalize_dtype(dtype_from_py(dtype, false))); },

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "strata/allocation_error.h"
-#include "strata/internal/sizes.h"
 #include "strata/random.h"
+#include "strata/sizes.h"
 #include "test_util.h"
 
 namespace strata {
