@@ -133,3 +133,13 @@ def test_ragged_input_raises_as_numpy():
     got = run_probe("return jnp.asarray([[1, 2], [3]])")
     assert got.get("type") == "ValueError", got
     assert "inhomogeneous" in got["msg"], got
+
+
+@pytest.mark.parametrize("name", ["self_reference", "deep_200000", "deep_tuples"])
+def test_nested_jit_argument_is_a_recursion_error(name):
+    # jit flattens its arguments as pytrees before converting leaves: Python's recursion limit
+    # applies there, as it does to tree_flatten.
+    got = run_probe(NESTED[name] + "\nreturn strata.jit(lambda x: x)(a)")
+    assert got.get("type") == "RecursionError", got
+    got = run_probe(NESTED[name] + "\nreturn strata.tree_util.tree_leaves(a)")
+    assert got.get("type") == "RecursionError", got
