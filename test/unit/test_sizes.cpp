@@ -4,6 +4,7 @@
 #include <string>
 
 #include "strata/allocation_error.h"
+#include "strata/device.h"
 #include "strata/random.h"
 #include "strata/sizes.h"
 #include "test_util.h"
@@ -133,6 +134,43 @@ TEST(Sizes, OutOfMemoryNamesTheOpAndTheArray) {
   expect_too_large([] { ones({k47}, float32); }, {"out of memory"});
   EXPECT_EQ(memory_stats().live_bytes, before.live_bytes);
   EXPECT_EQ(memory_stats().live_buffers, before.live_buffers);
+}
+
+/// A device whose allocator refuses everything, as the CUDA caching allocator does when
+/// cudaMalloc fails after releasing its cache.
+class FullDevice : public DeviceBackend {
+public:
+  int device_count() override { return 1; }
+  std::string unavailable_reason() override { return ""; }
+  std::string describe(int) override { return "full device"; }
+  void *allocate(int, size_t nbytes) override {
+    ++calls;
+    throw AllocationError("[cuda] out of memory on fake:0: cannot allocate " +
+                          format_byte_count(static_cast<long double>(nbytes)));
+  }
+  void deallocate(int, void *, size_t) noexcept override {}
+  void copy_to_host(int, void *, const void *, size_t) override {}
+  void copy_from_host(int, void *, const void *, size_t) override {}
+  void copy_between(int, const void *, int, void *, size_t) override {}
+  int calls = 0;
+};
+
+TEST(Sizes, DeviceAllocationFailureHasTheSameForm) {
+  FullDevice full;
+  register_device_backend(Device::Kind::CUDA, &full);
+  const Device gpu{Device::Kind::CUDA, 0};
+  expect_too_large([&] { empty_on({256, 4}, float32, gpu); },
+                   {"[array] out of memory: f32[256,4] needs 4 KiB of cuda:0 memory",
+                    "([cuda] out of memory on fake:0: cannot allocate 4 KiB)"});
+  {
+    AllocationScope scope("zeros");
+    expect_too_large([&] { empty_on({3}, float64, gpu); }, {"[zeros] out of memory: f64[3]"});
+  }
+  // Too large for any device: refused before the backend is asked.
+  expect_too_large([&] { empty_on({k62}, float32, gpu); },
+                   {"[array] too large: f32[4611686018427387904] needs 16 EiB"});
+  EXPECT_EQ(full.calls, 2);
+  register_device_backend(Device::Kind::CUDA, nullptr);
 }
 
 TEST(Sizes, ShapeRulesTooLarge) {
