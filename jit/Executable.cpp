@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include "strata/internal/buffer.h"
+#include "strata/sizes.h"
 
 namespace strata::rt {
 
@@ -55,6 +56,7 @@ std::vector<Array> Executable::invoke(void (*entry)(void **), const std::vector<
     add(x);
   for (const Array &c : constants)
     add(c);
+  AllocationScope scope("jit"); // names the jitted call in an output's allocation failure
   for (const AbstractValue &a : results_) {
     results.push_back(empty_on(a.shape, a.dtype, device, a.weak_type));
     add(results.back());

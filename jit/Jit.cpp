@@ -13,6 +13,7 @@
 #include <fstream>
 #include <list>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,6 +24,7 @@
 #include "jit/GpuExecutable.h"
 #include "jit/Staging.h"
 #include "jit/Timing.h"
+#include "strata/allocation_error.h"
 #include "strata/device.h"
 #include "strata/error.h"
 #include "strata/internal/blocking.h"
@@ -377,6 +379,10 @@ void compile_staged(JitFunction::Impl &im, const CacheKey &key, const std::strin
     if (dump && *dump)
       dump_stages(dump, im.options.name, im.id, texts);
     throw;
+  } catch (const std::bad_alloc &) { // a folded constant (a huge splat) the compiler expands
+    throw AllocationError(detail::cat("[jit] out of memory compiling ", im.options.name,
+                                      ": a constant or buffer of its code is too large for "
+                                      "host memory"));
   }
   if (dump && *dump)
     dump_stages(dump, im.options.name, im.id, texts);

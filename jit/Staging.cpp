@@ -14,6 +14,7 @@
 #include "strata/error.h"
 #include "strata/internal/trace.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata::rt {
 namespace {
@@ -63,8 +64,11 @@ public:
     }
     std::vector<AbstractValue> out = prim.shape_rule(in, params);
     llvm::SmallVector<mlir::Type> types;
-    for (const AbstractValue &a : out)
+    for (const AbstractValue &a : out) {
+      // Compiled code sizes its buffers in i64 bytes: a value past PTRDIFF_MAX cannot exist.
+      (void)checked_byte_size(a.dtype, a.shape, prim.name);
       types.push_back(tensorType(ctx_, a));
+    }
     std::string error;
     mlir::Operation *op = mlir::strata::buildPrimitiveOp(builder_, next_loc(prim.name), prim.name,
                                                          operands, types, params, error);

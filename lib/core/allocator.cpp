@@ -1,11 +1,13 @@
 // Host allocator: exact size-class reuse of freed large blocks, bounded in total bytes.
 #include "strata/internal/host_memory.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
 #include "strata/error.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {
@@ -39,6 +41,10 @@ Cache &cache() {
 } // namespace
 
 void *host_alloc(size_t nbytes) {
+  // Past PTRDIFF_MAX no block can exist, and rounding up could wrap to a small size.
+  if (nbytes > static_cast<size_t>(PTRDIFF_MAX))
+    throw AllocationError(detail::cat("[alloc] too large: ", format_byte_count(nbytes),
+                                      " of host memory, more than an address space holds"));
   size_t size = round_size(nbytes);
   if (size >= kCacheMin) {
     Cache &c = cache();
@@ -53,7 +59,9 @@ void *host_alloc(size_t nbytes) {
   }
   void *p = std::aligned_alloc(64, size);
   if (!p)
-    throw Error(detail::cat("[alloc] out of host memory allocating ", nbytes, " bytes"));
+    throw AllocationError(detail::cat("[alloc] out of memory: cannot allocate ",
+                                      format_byte_count(nbytes), " (", nbytes,
+                                      " bytes) of host memory"));
   return p;
 }
 

@@ -16,6 +16,7 @@
 #include "strata/internal/trace.h"
 #include "strata/ops.h"
 #include "strata/primitive.h"
+#include "strata/sizes.h"
 
 namespace strata {
 
@@ -80,8 +81,8 @@ int64_t num_elements(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n))
-      throw Error(
-          detail::cat("[shape] the element count of ", shape_str(shape), " overflows int64"));
+      throw AllocationError(detail::cat("[shape] too large: the element count of ",
+                                        shape_str(shape), " overflows int64"));
   return n;
 }
 
@@ -136,15 +137,21 @@ f16_t to_f16(float f) {
 
 // ---- Array --------------------------------------------------------------------------------------
 Array empty_on(const Shape &shape, DType dtype, Device device, bool weak_type) {
-  for (int64_t d : shape)
-    if (d < 0)
-      fail("array", "negative dimension in shape ", shape_str(shape));
+  size_t nbytes = checked_byte_size(dtype, shape, allocation_op());
   auto impl = std::make_shared<Array::Impl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->weak_type = weak_type;
-  impl->buffer =
-      std::make_shared<Buffer>(static_cast<size_t>(num_elements(shape)) * itemsize(dtype), device);
+  try {
+    impl->buffer = std::make_shared<Buffer>(nbytes, device);
+  } catch (const AllocationError &e) { // the allocator's message names bytes, not the array
+    bool host = device.kind == Device::Kind::CPU;
+    throw_out_of_memory(allocation_op(), dtype, shape,
+                        host ? "host memory" : device.to_string() + " memory",
+                        host ? "" : e.what());
+  } catch (const std::bad_alloc &) {
+    throw_out_of_memory(allocation_op(), dtype, shape, "host memory");
+  }
   return Array(std::move(impl));
 }
 
@@ -232,7 +239,9 @@ Device Array::device() const {
   return i.buffer ? i.buffer->device() : cpu_device();
 }
 int64_t Array::size() const { return num_elements(shape()); }
-int64_t Array::nbytes() const { return size() * static_cast<int64_t>(itemsize(dtype())); }
+int64_t Array::nbytes() const {
+  return static_cast<int64_t>(checked_byte_size(dtype(), shape(), "array"));
+}
 std::string Array::type_str() const { return strata::type_str(dtype(), shape()); }
 bool Array::is_concrete() const { return checked(impl_).buffer != nullptr; }
 const std::shared_ptr<Buffer> &Array::buffer() const { return checked(impl_).buffer; }

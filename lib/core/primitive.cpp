@@ -14,6 +14,7 @@
 #include "strata/internal/blocking.h"
 #include "strata/internal/buffer.h"
 #include "strata/internal/trace.h"
+#include "strata/sizes.h"
 #include "strata/transforms.h"
 
 namespace strata {
@@ -347,6 +348,11 @@ std::vector<Array> bind(const Primitive &prim, std::vector<Array> inputs, const 
     avals = heap;
   }
   std::vector<AbstractValue> out = prim.shape_rule(avals, params);
+  // Every output must be allocatable before the impl sizes its buffers and loops from it; the
+  // outermost op (zeros, not its broadcast) names any failure.
+  AllocationScope scope(prim.name);
+  for (const AbstractValue &o : out)
+    (void)checked_byte_size(o.dtype, o.shape, allocation_op());
   // Inputs on a GPU: the device runtime runs the op there (a compiled kernel per signature).
   std::vector<Array> result;
   bool on_device = false;

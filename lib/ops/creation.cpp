@@ -4,34 +4,42 @@
 #include <limits>
 
 #include "ops_impl.h"
+#include "strata/sizes.h"
 
 namespace strata {
 
 using namespace ops_detail;
 
 namespace {
-void check_shape(std::string_view op, const Shape &shape) {
+/// A negative dimension is an error, and so is an eager result too large to allocate; the
+/// scope names `op` in any allocation failure of the ops it is built from.
+void check_shape(std::string_view op, const Shape &shape, DType dtype) {
   for (int64_t d : shape)
     if (d < 0)
       fail(op, "negative dimension in shape ", shape_str(shape));
+  check_result_size(op, dtype, shape);
 }
 bool integral(double v) { return std::isfinite(v) && std::floor(v) == v; }
 } // namespace
 
 Array zeros(const Shape &shape, DType dtype) {
-  check_shape("zeros", shape);
+  AllocationScope scope("zeros");
+  check_shape("zeros", shape, dtype);
   return constant(0.0, {dtype, false}, shape);
 }
 Array ones(const Shape &shape, DType dtype) {
-  check_shape("ones", shape);
+  AllocationScope scope("ones");
+  check_shape("ones", shape, dtype);
   return constant(1.0, {dtype, false}, shape);
 }
 Array full(const Shape &shape, double value, DType dtype) {
-  check_shape("full", shape);
+  AllocationScope scope("full");
+  check_shape("full", shape, dtype);
   return constant(value, {dtype, false}, shape);
 }
 Array full(const Shape &shape, const Array &value) {
-  check_shape("full", shape);
+  AllocationScope scope("full");
+  check_shape("full", shape, value.dtype());
   return broadcast_to_shape("full", convert(value, {value.dtype(), false}), shape);
 }
 
@@ -41,13 +49,19 @@ Array ones_like(const Array &x) { return constant(1.0, typed(x), x.shape()); }
 Array full_like(const Array &x, double value) { return constant(value, typed(x), x.shape()); }
 
 Array arange(double start, double stop, double step, std::optional<DType> dtype) {
+  AllocationScope scope("arange");
   if (step == 0)
     fail("arange", "step must not be zero");
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
     fail("arange", "arguments must be finite, got start=", start, " stop=", stop, " step=", step);
   bool all_integral = integral(start) && integral(stop) && integral(step);
   DType dt = dtype.value_or(all_integral ? default_int_dtype() : default_float_dtype());
-  int64_t n = static_cast<int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
+  double count = std::max(0.0, std::ceil((stop - start) / step));
+  if (!(count < 0x1p63)) // the cast below would be undefined
+    throw AllocationError(detail::cat("[arange] too large: ", count, " elements of ",
+                                      short_name(dt), " overflow int64"));
+  int64_t n = static_cast<int64_t>(count);
+  check_result_size("arange", dt, {n});
   if (n == 0)
     return constant(0.0, {dt, false}, {0});
   if (is_integer(dt) && all_integral) {
@@ -68,11 +82,13 @@ Array arange(int64_t stop, DType dtype) {
 }
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype) {
+  AllocationScope scope("linspace");
   if (num < 0)
     fail("linspace", "number of samples must be non-negative, got ", num);
   TypedDType f64{DType::Float64, false};
   if (num == 0)
     return constant(0.0, {dtype, false}, {0});
+  check_result_size("linspace", dtype, {num});
   int64_t div = endpoint ? num - 1 : num;
   double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
   Array i = lax::iota(DType::Float64, {num});
@@ -86,9 +102,11 @@ Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtyp
 }
 
 Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
+  AllocationScope scope("eye");
   int64_t cols = m.value_or(n);
   if (n < 0 || cols < 0)
     fail("eye", "negative dimension in shape ", shape_str({n, cols}));
+  check_result_size("eye", dtype, {n, cols});
   DType it = std::max(n, cols) < std::numeric_limits<int32_t>::max() ? DType::Int32 : DType::Int64;
   Shape shape{n, cols};
   if (k >= cols || -k >= n) // the diagonal lies outside the matrix (and k may not fit `it`)

@@ -19,6 +19,7 @@
 
 #include "strata/lax.h"
 #include "strata/random.h"
+#include "strata/sizes.h"
 
 namespace strata::random {
 namespace {
@@ -40,11 +41,10 @@ void check_key(std::string_view op, const Array &key) {
               "random.split), got ", key.type_str());
 }
 
-int64_t checked_size(std::string_view op, const Shape &shape) {
-  for (int64_t d : shape)
-    if (d < 0)
-      fail(op, "negative dimension in shape ", shape_str(shape));
-  return num_elements(shape);
+/// The element count of a draw of `dtype[shape]`, which must be allocatable (the counters
+/// below are sized from it).
+int64_t checked_size(std::string_view op, const Shape &shape, DType dtype) {
+  return static_cast<int64_t>(checked_byte_size(dtype, shape, op) / itemsize(dtype));
 }
 
 void check_floating(std::string_view op, DType dtype) {
@@ -76,6 +76,12 @@ Array threefry_2x32(const Array &key, const Array &count) {
   return odd ? lax::slice(out, {0}, {n}) : out;
 }
 
+/// 2 * n, saturated at INT64_MAX (a count bits32 refuses).
+int64_t twice(int64_t n) {
+  int64_t r;
+  return __builtin_mul_overflow(n, 2, &r) ? INT64_MAX : r;
+}
+
 /// `n` random u32 words: the cipher over counters 0..n-1 (JAX's single-block case).
 Array bits32(std::string_view op, const Array &key, int64_t n) {
   // JAX switches to split keys per block of 2^32 - 1 words; arrays that large are out of reach.
@@ -88,7 +94,7 @@ Array bits32(std::string_view op, const Array &key, int64_t n) {
 /// into 32 / width fields, lowest bits first: the stream JAX reads as u8/u16 for narrow draws.
 Array bit_fields(std::string_view op, const Array &key, int width, int64_t size) {
   const int64_t per = 32 / width;
-  const int64_t words = (size * width + 31) / 32;
+  const int64_t words = size / per + (size % per != 0);
   Array w = bits32(op, key, words);
   if (per == 1)
     return w;
@@ -105,7 +111,7 @@ Array bit_fields(std::string_view op, const Array &key, int width, int64_t size)
 /// `size` random 64-bit words, as the bits of i64 (Strata has no u64): the high halves are the
 /// first `size` words of the 32-bit stream and the low halves the rest, as in JAX.
 Array bits64(std::string_view op, const Array &key, int64_t size) {
-  Array w = bits32(op, key, 2 * size);
+  Array w = bits32(op, key, twice(size));
   Array hi = lax::convert_element_type(lax::slice(w, {0}, {size}), DType::Int64);
   Array lo = lax::convert_element_type(lax::slice(w, {size}, {2 * size}), DType::Int64);
   return lax::bitwise_or(lax::shift_left(hi, fill_i64(32, size)), lo);
@@ -170,9 +176,10 @@ Array unit_floats(std::string_view op, const Array &key, DType dtype, int64_t n)
 
 Array uniform_in(std::string_view op, const Array &key, const Shape &shape, DType dtype,
                  double minval, double maxval) {
+  AllocationScope scope(op);
   check_key(op, key);
   check_floating(op, dtype);
-  const int64_t n = checked_size(op, shape);
+  const int64_t n = checked_size(op, shape, dtype);
   // The bounds are made concrete here (not through convert_element_type): under jit every bind
   // is staged, and the comparison below needs their values.
   Array lo = Array::weak_scalar(minval, dtype).with_weak_type(false);
@@ -197,7 +204,7 @@ Array split(const Array &key, int64_t num) {
   check_key("random.split", key);
   if (num < 0)
     fail("random.split", "num must be non-negative, got ", num);
-  return lax::reshape(bits32("random.split", key, 2 * num), {num, 2});
+  return lax::reshape(bits32("random.split", key, twice(num)), {num, 2});
 }
 
 Array fold_in(const Array &key, uint32_t data) {
@@ -207,8 +214,9 @@ Array fold_in(const Array &key, uint32_t data) {
 }
 
 Array bits(const Array &key, const Shape &shape) {
+  AllocationScope scope("random.bits");
   check_key("random.bits", key);
-  int64_t n = checked_size("random.bits", shape);
+  int64_t n = checked_size("random.bits", shape, DType::UInt32);
   return lax::reshape(bit_fields("random.bits", key, 32, n), shape);
 }
 
@@ -250,7 +258,8 @@ Array randint(const Array &key, const Shape &shape, int64_t minval, int64_t maxv
   check_key(op, key);
   if (!is_integer(dtype))
     fail_kind(ErrorKind::Type, op, "dtype must be an integer type, got ", short_name(dtype));
-  const int64_t n = checked_size(op, shape);
+  AllocationScope scope(op);
+  const int64_t n = checked_size(op, shape, dtype);
   int64_t dmin, dmax;
   switch (dtype) {
   case DType::Int8:

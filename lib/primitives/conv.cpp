@@ -13,6 +13,7 @@
 #include "primitives/rules_impl.h"
 #include "strata/internal/thread_pool.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {
@@ -55,7 +56,9 @@ Array conv(const Array &lhs, const Array &rhs, const ConvParams &c) {
                                    c.preferred);
 }
 
-int64_t dilate(int64_t size, int64_t dilation) { return size == 0 ? 0 : 1 + dilation * (size - 1); }
+int64_t dilate(int64_t size, int64_t dilation) {
+  return size == 0 ? 0 : checked_dim_add(1, checked_dim_mul(dilation, size - 1, kOp), kOp);
+}
 
 // ---- Shape rule --------------------------------------------------------------------------------
 void check_spec(const std::vector<int64_t> &spec, const char *name, const AbstractValue &lhs,
@@ -134,8 +137,10 @@ std::vector<AbstractValue> conv_shape_rule(std::span<const AbstractValue> in,
 
   Shape out_trans{batch / bg, out_feat};
   for (size_t i = 0; i < n; ++i) {
-    int64_t padded = dilate(lhs.shape[c.dn.lhs_spec[2 + i]], c.lhs_dilation[i]) + c.padding[2 * i] +
-                     c.padding[2 * i + 1];
+    int64_t padded =
+        checked_dim_add(checked_dim_add(dilate(lhs.shape[c.dn.lhs_spec[2 + i]], c.lhs_dilation[i]),
+                                        c.padding[2 * i], kOp),
+                        c.padding[2 * i + 1], kOp);
     if (padded < 0)
       fail(kOp, "negative padding (", c.padding[2 * i], ", ", c.padding[2 * i + 1],
            ") is larger than spatial dimension ", i, " of ", lhs.str());

@@ -7,6 +7,7 @@
 #include "primitives/elementwise_impl.h"
 #include "primitives/rules_impl.h"
 #include "strata/lax.h"
+#include "strata/sizes.h"
 
 namespace strata {
 namespace {
@@ -846,7 +847,9 @@ const Primitive &pad_p = register_primitive({
             if (interior[i] < 0)
               fail("pad", "interior ", shape_str(interior), " must be non-negative");
             int64_t d = x.shape[i];
-            shape[i] = low[i] + high[i] + d + std::max<int64_t>(d - 1, 0) * interior[i];
+            int64_t spread = checked_dim_mul(std::max<int64_t>(d - 1, 0), interior[i], "pad");
+            shape[i] = checked_dim_add(
+                checked_dim_add(checked_dim_add(d, spread, "pad"), low[i], "pad"), high[i], "pad");
             if (shape[i] < 0)
               fail("pad", "low ", low[i], ", high ", high[i], " and interior ", interior[i],
                    " give negative size ", shape[i], " for dimension ", i, " of ", x.str());
@@ -961,7 +964,7 @@ const Primitive &concatenate_p = register_primitive({
               if (static_cast<int64_t>(i) != dim && y.shape[i] != x.shape[i])
                 fail_kind(ErrorKind::Type, "concatenate", "operand shapes ", x.str(), " and ",
                           y.str(), " differ outside dimension ", dim);
-            res.shape[dim] += y.shape[dim];
+            res.shape[dim] = checked_dim_add(res.shape[dim], y.shape[dim], "concatenate");
             res.weak_type = res.weak_type && y.weak_type;
           }
           return std::vector<AbstractValue>{res};

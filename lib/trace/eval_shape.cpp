@@ -40,7 +40,9 @@ std::vector<AbstractValue> eval_shape_flat(const FlatFn &f, const std::vector<Ab
   auto level = std::make_shared<AbstractLevel>();
   std::vector<Array> outs;
   {
-    LevelGuard guard(level);
+    // Dynamic, as JAX stages eval_shape: ops without traced inputs (zeros, iota) stay
+    // abstract too, so a shape too large to allocate still evaluates.
+    LevelGuard guard(level, /*dynamic=*/true);
     std::vector<Array> args;
     for (const AbstractValue &a : in)
       args.push_back(level->make(a));

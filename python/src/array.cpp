@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "strata/sizes.h"
+
 namespace strata::python {
 namespace {
 
@@ -63,21 +65,35 @@ Array int_scalar(py::handle value, DType t, bool weak) {
   return Array::from_data(bytes, {}, t).with_weak_type(weak);
 }
 
-bool contains_array(py::handle obj) {
+// numpy's NPY_MAXDIMS: the deepest nesting of lists it converts, and so Strata's too.
+constexpr int kMaxListDepth = 32;
+
+// Whether a (nested) list or tuple holds an Array. Lists deeper than numpy converts (a list
+// that holds itself among them) raise numpy's ValueError before the walk can exhaust the C
+// stack.
+bool contains_array(py::handle obj, int depth = 0) {
   if (py::isinstance<Array>(obj))
     return true;
-  if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))
+  if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    if (depth >= kMaxListDepth)
+      throw py::value_error("setting an array element with a sequence. The requested array "
+                            "would exceed the maximum number of dimension of " +
+                            std::to_string(kMaxListDepth) + ".");
     for (py::handle h : obj)
-      if (contains_array(h))
+      if (contains_array(h, depth + 1))
         return true;
+  }
   return false;
 }
 
-// Whether a (nested) list or tuple holds only Python bools, ints and floats.
-bool python_numbers_only(py::handle obj) {
+// Whether a (nested) list or tuple holds only Python bools, ints and floats (called on lists
+// numpy converted, so no deeper than kMaxListDepth).
+bool python_numbers_only(py::handle obj, int depth = 0) {
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    if (depth >= kMaxListDepth)
+      return false;
     for (py::handle h : obj)
-      if (!python_numbers_only(h))
+      if (!python_numbers_only(h, depth + 1))
         return false;
     return true;
   }
@@ -392,12 +408,29 @@ Axes to_axes(py::handle obj) {
   return Axes(std::move(v));
 }
 
+namespace {
+// One dimension of a shape; numpy's ValueError past int64 (a Python int has no bound).
+int64_t dimension_of(py::handle h) {
+  auto o = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!o)
+    throw py::error_already_set();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+  if (overflow)
+    throw py::value_error("[shape] dimension " + std::string(py::str(o)) +
+                          " exceeds the largest int64 (Maximum allowed dimension exceeded)");
+  if (v == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  return v;
+}
+} // namespace
+
 Shape to_shape(py::handle obj) {
   if (PyIndex_Check(obj.ptr()))
-    return Shape{index_of(obj)};
+    return Shape{dimension_of(obj)};
   Shape s;
   for (py::handle h : obj)
-    s.push_back(index_of(h));
+    s.push_back(dimension_of(h));
   return s;
 }
 
@@ -413,6 +446,14 @@ void init_array(py::module_ &m) {
   m.def("_set_enable_x64", &set_enable_x64, py::arg("enabled"),
         "Turns 64-bit mode on or off (strata.config's jax_enable_x64 hook).");
   m.def("_x64_enabled", &x64_enabled, "Whether 64-bit mode is on.");
+  m.def(
+      "_check_result_size",
+      [](const std::string &op, const Shape &shape, py::handle dtype) {
+        check_result_size(op, dtype_from_py(dtype, false), shape);
+      },
+      py::arg("op"), py::arg("shape"), py::arg("dtype"),
+      "MemoryError when an eager result of dtype[shape] is too large to allocate (nothing under "
+      "jit or eval_shape, where shapes are abstract).");
   m.def(
       "canonicalize_dtype",
       [](py::handle dtype) { return numpy_dtype(canonicalize_dtype(dtype_from_py(dtype, false))); },

@@ -116,10 +116,23 @@ void append_key(std::string &code, std::string_view key) {
   code += key;
 }
 
+/// Python's recursion limit on one level of a nested argument: a list holding itself, or one
+/// nested 200,000 deep, is a RecursionError (as tree_flatten gives) before the C stack runs out.
+struct RecursionGuard {
+  explicit RecursionGuard(const char *where) {
+    if (Py_EnterRecursiveCall(where))
+      throw py::error_already_set();
+  }
+  ~RecursionGuard() { Py_LeaveRecursiveCall(); }
+  RecursionGuard(const RecursionGuard &) = delete;
+  RecursionGuard &operator=(const RecursionGuard &) = delete;
+};
+
 /// Flattens an argument into `leaves` and appends its structure to `code` ('*' a leaf, 'N'
 /// None, '(...)' a tuple, '[...]' a list, '{len:key child ...}' a dict); false when any part
 /// is not a builtin pytree of array-likes.
 bool flatten_arg(PyObject *x, std::vector<Array> &leaves, std::string &code) {
+  RecursionGuard guard(" while flattening a jit argument");
   switch (node_of(x)) {
   case Node::Leaf:
     leaves.push_back(to_array(x));
@@ -284,6 +297,7 @@ struct OutStructure {
 
 private:
   bool flatten(PyObject *x, std::vector<Array> &leaves, py::list &keys) {
+    RecursionGuard guard(" while flattening a jit output");
     switch (node_of(x)) {
     case Node::Leaf:
       ops.push_back(kLeaf);

@@ -2,6 +2,7 @@
 // Python exceptions by kind and calls each binding file's init function.
 #include "common.h"
 
+#include "strata/allocation_error.h"
 #include "strata/device.h"
 #include "strata/jit.h"
 
@@ -19,6 +20,8 @@ PYBIND11_MODULE(_core, m) {
         std::rethrow_exception(p);
     } catch (const FloatingPointError &e) {
       PyErr_SetString(PyExc_FloatingPointError, e.what()); // jax_debug_nans / jax_debug_infs
+    } catch (const AllocationError &e) {
+      PyErr_SetString(PyExc_MemoryError, e.what()); // too large, or out of memory
     } catch (const Error &e) {
       PyObject *type = PyExc_ValueError;
       switch (e.kind()) {
@@ -35,6 +38,9 @@ PYBIND11_MODULE(_core, m) {
         break;
       }
       PyErr_SetString(type, e.what());
+    } catch (const std::bad_alloc &e) { // a container's allocation (strata's own say more)
+      PyErr_SetString(PyExc_MemoryError,
+                      (std::string("[alloc] out of host memory (") + e.what() + ")").c_str());
     }
   });
   python::init_array(m);

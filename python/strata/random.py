@@ -93,15 +93,19 @@ def _arr(x, dtype=None):
     return a
 
 
-def _shape(shape, name):
+def _shape(shape, name, dtype=_np.uint32):
+    """shape as a tuple of ints; an eager draw of dtype[shape] too large to allocate is a
+    MemoryError naming the function (u32: the random bits every draw takes at least)."""
     if shape is None:
         return None
     if not hasattr(shape, "__len__"):
         shape = (shape,)
     try:
-        return tuple(_operator.index(s) for s in shape)
+        shape = tuple(_operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(f"[{name}] shape must be a sequence of integers, got {shape!r}") from None
+    _core._check_result_size(f"random.{name}", shape, dtype)
+    return shape
 
 
 def _broadcast_shapes(name, *shapes):
@@ -547,7 +551,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Uniform values in [minval, maxval) (arrays broadcast against shape)."""
     base, _ = _single("uniform", key)
     d = _float_dtype(dtype, "uniform")
-    shape = _shape(shape, "uniform")
+    shape = _shape(shape, "uniform", d)
     _check_shape("uniform", shape, _np.shape(minval), _np.shape(maxval))
     return _uniform(base, shape, d, minval, maxval)
 
@@ -565,7 +569,7 @@ def normal(key, shape=(), dtype=None):
     if not _is_float(d):
         raise ValueError(f"[normal] dtype argument to `normal` must be a float or complex dtype, "
                          f"got {d}")
-    return _normal(base, _shape(shape, "normal"), d)
+    return _normal(base, _shape(shape, "normal", d), d)
 
 
 def _np_nextafter(x, toward, d):
@@ -902,7 +906,7 @@ def laplace(key, shape=(), dtype=None):
     """Standard Laplace values."""
     base, _ = _single("laplace", key)
     d = _float_dtype(dtype, "laplace")
-    u = _uniform(base, _shape(shape, "laplace"), d, -1.0 + _finfo(d)[4], 1.0)
+    u = _uniform(base, _shape(shape, "laplace", d), d, -1.0 + _finfo(d)[4], 1.0)
     return _jnp.sign(u) * _jnp.log1p(-_jnp.abs(u))
 
 
@@ -910,7 +914,7 @@ def logistic(key, shape=(), dtype=None):
     """Standard logistic values: log(u / (1 - u))."""
     base, _ = _single("logistic", key)
     d = _float_dtype(dtype, "logistic")
-    x = _uniform(base, _shape(shape, "logistic"), d, _finfo(d)[3], 1.0)
+    x = _uniform(base, _shape(shape, "logistic", d), d, _finfo(d)[3], 1.0)
     return _jnp.log(x / (_arr(1.0, d) - x))
 
 
@@ -918,7 +922,7 @@ def exponential(key, shape=(), dtype=None):
     """Standard exponential values: -log1p(-u)."""
     base, _ = _single("exponential", key)
     d = _float_dtype(dtype, "exponential")
-    return _exponential(base, _shape(shape, "exponential"), d)
+    return _exponential(base, _shape(shape, "exponential", d), d)
 
 
 def _exponential(base, shape, d):
@@ -929,7 +933,7 @@ def cauchy(key, shape=(), dtype=None):
     """Standard Cauchy values: tan(pi (u - 1/2))."""
     base, _ = _single("cauchy", key)
     d = _float_dtype(dtype, "cauchy")
-    u = _uniform(base, _shape(shape, "cauchy"), d, _finfo(d)[3], 1.0)
+    u = _uniform(base, _shape(shape, "cauchy", d), d, _finfo(d)[3], 1.0)
     return _jnp.tan(_arr(_np.pi, d) * (u - _arr(0.5, d)))
 
 
@@ -989,7 +993,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale * (-log1p(-u)) ** (1 / concentration)."""
     base, _ = _single("weibull_min", key)
     d = _float_dtype(dtype, "weibull_min")
-    u = _uniform(base, _shape(shape, "weibull_min"), d)
+    u = _uniform(base, _shape(shape, "weibull_min", d), d)
     return _jnp.power(-_jnp.log1p(-u), 1.0 / _arr(concentration, d)) * _arr(scale, d)
 
 

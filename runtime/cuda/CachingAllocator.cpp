@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "strata/error.h"
+#include "strata/allocation_error.h"
 
 namespace strata::cuda {
 
@@ -49,7 +49,8 @@ void *CachingAllocator::allocate(size_t nbytes) {
   size_t size = round_size(nbytes);
   std::lock_guard<std::mutex> lock(mu_);
   if (size == 0)
-    fail("cuda", "cannot allocate ", nbytes, " bytes on ", name_, ": larger than any device");
+    throw AllocationError(detail::cat("[cuda] cannot allocate ", nbytes, " bytes on ", name_,
+                                      ": larger than any device"));
   void *ptr = nullptr;
   if (auto it = free_.lower_bound(size); it != free_.end() && it->first - size <= size / 4) {
     size = it->first;
@@ -67,11 +68,12 @@ void *CachingAllocator::allocate(size_t nbytes) {
       ptr = raw_.allocate(size);
       if (!ptr) {
         std::string info = raw_.memory_info();
-        fail("cuda", "out of memory on ", name_, ": cannot allocate ", format_bytes(nbytes), " (",
-             nbytes, " bytes, block ", format_bytes(static_cast<int64_t>(size)), "); live ",
-             format_bytes(stats_.live_bytes), " in ", stats_.live_blocks, " blocks, cached ",
-             format_bytes(stats_.cached_bytes), " after releasing ", format_bytes(released),
-             " of cache and retrying", info.empty() ? "" : "; ", info);
+        throw AllocationError(detail::cat(
+            "[cuda] out of memory on ", name_, ": cannot allocate ", format_bytes(nbytes), " (",
+            nbytes, " bytes, block ", format_bytes(static_cast<int64_t>(size)), "); live ",
+            format_bytes(stats_.live_bytes), " in ", stats_.live_blocks, " blocks, cached ",
+            format_bytes(stats_.cached_bytes), " after releasing ", format_bytes(released),
+            " of cache and retrying", info.empty() ? "" : "; ", info));
       }
     }
     ++stats_.raw_allocations;

@@ -48,6 +48,8 @@ constexpr size_t kHeader = 64;
 /// memory (the system malloc maps and unmaps large blocks on every call). Null when out of
 /// memory, as malloc.
 void *strata_rt_malloc(size_t n) {
+  if (n > SIZE_MAX - kHeader)
+    return nullptr;
   try {
     auto *base = static_cast<char *>(strata::host_alloc(n + kHeader));
     *reinterpret_cast<size_t *>(base) = n;

@@ -9,7 +9,8 @@
 
 namespace strata {
 
-/// Allocates at least `nbytes` (64-byte aligned); throws strata::Error when out of memory.
+/// Allocates at least `nbytes` (64-byte aligned); throws strata::AllocationError when out of
+/// memory or past PTRDIFF_MAX.
 STRATA_EXPORT void *host_alloc(size_t nbytes);
 /// Returns a block from host_alloc with the same `nbytes`.
 STRATA_EXPORT void host_free(void *p, size_t nbytes);
