@@ -856,9 +856,9 @@ def StrataLinalgToRuntime : Pass<"strata-linalg-to-runtime", "::mlir::ModuleOp">
 //===----------------------------------------------------------------------------------===//
 
 def StrataFftToRuntime : Pass<"strata-fft-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Turns strata.fft into calls of the CPU runtime's FFT.";
+  let summary = "Turns strata.fft into calls of the CPU or CUDA runtime's FFT.";
   let description = [{
-    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
+    Runs on a module before strata-lower-to-linalg. Every
     `strata.fft` on static tensors becomes one call of libstrata's FFT kernel (FFTW with
     cached plans), the one the eager primitive runs, so jit and eager agree bit for bit. The
     operand is read through `bufferization.to_buffer` and the result is a fresh `memref.alloc`
@@ -879,7 +879,15 @@ def StrataFftToRuntime : Pass<"strata-fft-to-runtime", "::mlir::ModuleOp"> {
     call @strata_rt_fft(%c2, %c11, %c1, %c8, %c1, %c1, %c3, %pin, %pout) : (i64, ...) -> ()
     %0 = bufferization.to_tensor %out restrict writable : ...
     ```
+
+    With `cuda=true` (strata-lower-to-nvvm's "linalg" stage) the call is of the CUDA runtime's
+    `strata_rt_cuda_fft` (cuFFT, plans cached per device), with the same arguments: the
+    buffers are device memory there.
   }];
+  let options = [
+    Option<"cuda", "cuda", "bool", /*default=*/"false",
+           "Call the CUDA runtime's strata_rt_cuda_fft on device buffers">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
@@ -892,7 +900,7 @@ def StrataFftToRuntime : Pass<"strata-fft-to-runtime", "::mlir::ModuleOp"> {
 def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Turns convolutions into calls of the CPU runtime's convolution kernel.";
   let description = [{
-    Runs on a module before strata-lower-to-linalg, in the CPU pipeline only. Every
+    Runs on a module before strata-lower-to-linalg. Every
     `strata.conv_general_dilated` on static tensors with a non-empty result becomes one call of
     `strata_rt_conv`, which runs libstrata's kernel (oneDNN in f32, im2col over BLIS gemm
     otherwise), the one the eager primitive runs, so jit and eager agree bit for bit. The
@@ -923,7 +931,19 @@ def StrataConvToRuntime : Pass<"strata-conv-to-runtime", "::mlir::ModuleOp"> {
     call @strata_rt_conv(%c11, %c11, %px, %pw, %pout, %pp) : (i64, ...) -> ()
     %y = bufferization.to_tensor %out restrict writable : ...
     ```
+
+    With `cuda=true` (strata-lower-to-nvvm's "linalg" stage) the call is of the CUDA runtime's
+    `strata_rt_cuda_conv` (cuDNN's forward convolution, algorithm from its heuristics), with the
+    same arguments on device buffers, for the convolutions cuDNN takes
+    (runtime/cuda/DnnSupport.h: 1-3 spatial dimensions, symmetric padding, no lhs dilation,
+    batch_group_count 1, f32/f64/f16/bf16 in and out, a packed OIHW or OHWI filter); the others
+    stay for strata-lower-to-linalg's generated kernels.
   }];
+  let options = [
+    Option<"cuda", "cuda", "bool", /*default=*/"false",
+           "Call the CUDA runtime's strata_rt_cuda_conv (cuDNN) for the convolutions cuDNN "
+           "takes; leave the others to the generated kernels">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -233,6 +233,14 @@ PipelineStages gpuLoweringStages(const GpuPipelineOptions &options) {
          StrataLinalgToRuntimeOptions linalg;
          linalg.cuda = true;
          pm.addPass(createStrataLinalgToRuntime(linalg));
+         // fft family: cuFFT calls on device buffers.
+         StrataFftToRuntimeOptions fft;
+         fft.cuda = true;
+         pm.addPass(createStrataFftToRuntime(fft));
+         // convolution: cuDNN where it takes the problem, else the generated kernels.
+         StrataConvToRuntimeOptions conv;
+         conv.cuda = true;
+         pm.addPass(createStrataConvToRuntime(conv));
          buildStrataLinalgPipeline(pm, true);
        }},
       // f32/f64 contractions and the f16/bf16 ones with an f32 accumulator become host calls

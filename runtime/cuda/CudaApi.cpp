@@ -31,7 +31,8 @@ std::vector<std::string> search_dirs() {
   return dirs;
 }
 
-/// dlopens the first of `names` found in the search folders; null with `error` set otherwise.
+} // namespace
+
 void *open_library(const std::vector<std::string> &names, std::string &error) {
   // A copy some other library of the process (PyTorch, JAX) loaded already is the one to share.
   for (const std::string &name : names)
@@ -50,6 +51,8 @@ void *open_library(const std::vector<std::string> &names, std::string &error) {
   error = detail::cat(names.front(), " not found (searched ", library_search_text(), "): ", tried);
   return nullptr;
 }
+
+namespace {
 
 /// Resolves `name` into `slot`; records the first missing symbol in `missing`.
 template <class F> void resolve(void *lib, F &slot, const char *name, std::string &missing) {

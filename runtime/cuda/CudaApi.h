@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 // The driver's opaque handle types, spelled as cuda.h spells them so that both can be included
 // in one translation unit (test/runtime/cuda/test_cuda_abi.cpp checks the values below).
@@ -224,6 +225,10 @@ const JitLink *jitlink();
 const std::string &jitlink_error();
 /// "NVJITLINK_ERROR_PTX_COMPILE" for `r`.
 std::string jitlink_result_name(nvJitLinkResult r);
+
+/// dlopens the first of `names` found in the search folders (a copy the process loaded already
+/// first); null with `error` set otherwise. The library loaders of LibraryApi.cpp share it.
+void *open_library(const std::vector<std::string> &names, std::string &error);
 
 /// Where the libraries were looked for, in order: $STRATA_CUDA_LIBRARY_PATH (colon-separated
 /// folders), /usr/local/cuda/lib64, then the loader's default search path.

@@ -15,6 +15,7 @@
 namespace strata::cuda {
 
 struct BlasState;
+struct LibraryState;
 
 /// cuMemAlloc/cuMemFree on one device, for its CachingAllocator.
 class DriverRawAllocator final : public RawAllocator {
@@ -43,7 +44,9 @@ struct DeviceState {
   DriverRawAllocator raw;
   CachingAllocator allocator;
   std::mutex blas_mu;
-  BlasState *blas = nullptr; ///< created by the first gemm (Gemm.cpp), never freed
+  BlasState *blas = nullptr;    ///< created by the first gemm (Gemm.cpp), never freed
+  std::mutex libs_mu;           ///< held across each cuFFT/cuSOLVER call (LibraryState.h)
+  LibraryState *libs = nullptr; ///< created by the first of them, never freed
 };
 
 /// The driver; throws strata::Error (`op` names the caller) when it is unavailable.

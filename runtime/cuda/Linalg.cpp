@@ -1,13 +1,17 @@
-// The linear algebra of GPU-compiled code: each call stages its device operands through host
-// memory and runs libstrata's LAPACK kernels, so that GPU results are the eager ones bit for bit.
+// The linear algebra of GPU-compiled code: cuSOLVER and cuBLAS on the device buffers
+// (Solver.cpp) when they load; otherwise each call stages its device operands through host
+// memory and runs libstrata's LAPACK kernels, the eager primitives' own.
 #include "runtime/cuda/Linalg.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "runtime/cuda/CudaInternal.h"
+#include "runtime/cuda/LibraryState.h"
+#include "runtime/cuda/Solver.h"
 #include "strata/internal/linalg_kernels.h"
 
 namespace strata::cuda {
@@ -68,11 +72,36 @@ template <class F> void guarded(const char *op, F f) {
   }
 }
 
+/// Runs `f` on cuSOLVER (device state, libs_mu held) when it loaded and returns true; false when
+/// the caller is to stage through the host. STRATA_CUDA_LINALG=host forces the host path.
+template <class F> bool on_device(int device, F f) {
+  if (linalg_backend() != "cusolver")
+    return false;
+  DeviceState &s = enter(device);
+  std::lock_guard<std::mutex> lock(s.libs_mu);
+  f(s);
+  return true;
+}
+
 size_t elements(int64_t batch, int64_t rows, int64_t cols) {
   return static_cast<size_t>(batch) * static_cast<size_t>(rows) * static_cast<size_t>(cols);
 }
 
 } // namespace
+
+std::string linalg_backend() {
+  static const std::string backend = [] {
+    const char *env = std::getenv("STRATA_CUDA_LINALG");
+    if (env && std::string(env) == "host")
+      return std::string("host (STRATA_CUDA_LINALG=host)");
+    std::string why;
+    if (!solver::available(why))
+      return "host (" + why + ")";
+    return std::string("cusolver");
+  }();
+  return backend;
+}
+
 } // namespace strata::cuda
 
 using namespace strata::cuda;
@@ -81,6 +110,10 @@ extern "C" void strata_rt_cuda_cholesky(int64_t dtype, int64_t batch, int64_t n,
                                         int64_t l, int64_t symmetrize_input) {
   guarded("cholesky", [&](int d) {
     strata::DType dt = float_dtype("cholesky", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          solver::cholesky(st, dt, batch, n, device_ptr(a), device_ptr(l), symmetrize_input != 0);
+        }))
+      return;
     size_t bytes = elements(batch, n, n) * strata::itemsize(dt);
     Staged in(d, a, bytes), out(d, l, bytes);
     strata::linalg_cholesky(dt, batch, n, in.load().data(), out.data(), symmetrize_input != 0);
@@ -92,6 +125,11 @@ extern "C" void strata_rt_cuda_triangular_solve(int64_t dtype, int64_t batch, in
                                                 int64_t a, int64_t b, int64_t x, int64_t flags) {
   guarded("triangular_solve", [&](int d) {
     strata::DType dt = float_dtype("triangular_solve", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          solver::triangular_solve(st, dt, batch, m, n, device_ptr(a), device_ptr(b), device_ptr(x),
+                                   flags & 1, flags & 2, flags & 4, flags & 8);
+        }))
+      return;
     size_t size = strata::itemsize(dt);
     int64_t k = (flags & 1) ? m : n;
     Staged sa(d, a, elements(batch, k, k) * size), sb(d, b, elements(batch, m, n) * size),
@@ -108,6 +146,12 @@ extern "C" void strata_rt_cuda_lu(int64_t dtype, int64_t batch, int64_t m, int64
                                   int64_t lu, int64_t pivots, int64_t permutation) {
   guarded("lu", [&](int d) {
     strata::DType dt = float_dtype("lu", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          solver::lu(st, dt, batch, m, n, device_ptr(a), device_ptr(lu),
+                     static_cast<int32_t *>(device_ptr(pivots)),
+                     static_cast<int32_t *>(device_ptr(permutation)));
+        }))
+      return;
     size_t bytes = elements(batch, m, n) * strata::itemsize(dt);
     Staged in(d, a, bytes), out(d, lu, bytes),
         piv(d, pivots, elements(batch, 1, std::min(m, n)) * sizeof(int32_t)),
@@ -133,6 +177,11 @@ extern "C" void strata_rt_cuda_qr(int64_t dtype, int64_t batch, int64_t m, int64
                                   int64_t q, int64_t r, int64_t full_matrices) {
   guarded("qr", [&](int d) {
     strata::DType dt = float_dtype("qr", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          solver::qr(st, dt, batch, m, n, device_ptr(a), device_ptr(q), device_ptr(r),
+                     full_matrices != 0);
+        }))
+      return;
     size_t size = strata::itemsize(dt);
     int64_t k = std::min(m, n);
     bool full = full_matrices != 0;
@@ -149,6 +198,10 @@ extern "C" void strata_rt_cuda_eigh(int64_t dtype, int64_t batch, int64_t n, int
                                     int64_t w, int64_t lower) {
   guarded("eigh", [&](int d) {
     strata::DType dt = float_dtype("eigh", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          solver::eigh(st, dt, batch, n, device_ptr(a), device_ptr(v), device_ptr(w), lower != 0);
+        }))
+      return;
     size_t size = strata::itemsize(dt);
     Staged in(d, a, elements(batch, n, n) * size), sv(d, v, elements(batch, n, n) * size),
         sw(d, w, elements(batch, 1, n) * size);
@@ -162,6 +215,13 @@ extern "C" void strata_rt_cuda_svd(int64_t dtype, int64_t batch, int64_t m, int6
                                    int64_t s, int64_t u, int64_t vt, int64_t full_matrices) {
   guarded("svd", [&](int d) {
     strata::DType dt = float_dtype("svd", dtype);
+    if (on_device(d, [&](DeviceState &st) {
+          bool uv = u != 0 && vt != 0;
+          solver::svd(st, dt, batch, m, n, device_ptr(a), device_ptr(s),
+                      uv ? device_ptr(u) : nullptr, uv ? device_ptr(vt) : nullptr,
+                      full_matrices != 0);
+        }))
+      return;
     size_t size = strata::itemsize(dt);
     int64_t k = std::min(m, n);
     bool full = full_matrices != 0, uv = u != 0 && vt != 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "strata/export.h"
 
@@ -35,3 +36,10 @@ STRATA_EXPORT void strata_rt_cuda_eigh(int64_t dtype, int64_t batch, int64_t n, 
 STRATA_EXPORT void strata_rt_cuda_svd(int64_t dtype, int64_t batch, int64_t m, int64_t n, int64_t a,
                                       int64_t s, int64_t u, int64_t vt, int64_t full_matrices);
 }
+
+namespace strata::cuda {
+/// "cusolver" when the calls above run on cuSOLVER and cuBLAS, else "host (<why>)": they stage
+/// through host memory and libstrata's LAPACK kernels (cuSOLVER missing, or
+/// STRATA_CUDA_LINALG=host). Decided once, at the first call.
+STRATA_EXPORT std::string linalg_backend();
+} // namespace strata::cuda

@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "runtime/cuda/CudaInternal.h"
+#include "runtime/cuda/Dnn.h"
+#include "runtime/cuda/Fft.h"
 #include "runtime/cuda/Linalg.h"
 
 using namespace strata;
@@ -335,6 +337,10 @@ std::vector<std::pair<const char *, void *>> runtime_symbols() {
       {"strata_rt_cuda_qr", reinterpret_cast<void *>(&strata_rt_cuda_qr)},
       {"strata_rt_cuda_eigh", reinterpret_cast<void *>(&strata_rt_cuda_eigh)},
       {"strata_rt_cuda_svd", reinterpret_cast<void *>(&strata_rt_cuda_svd)},
+      // fft family: cuFFT (Fft.cpp)
+      {"strata_rt_cuda_fft", reinterpret_cast<void *>(&strata_rt_cuda_fft)},
+      // convolution: cuDNN (Dnn.cpp)
+      {"strata_rt_cuda_conv", reinterpret_cast<void *>(&strata_rt_cuda_conv)},
   };
 }
 

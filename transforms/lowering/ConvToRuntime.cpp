@@ -1,11 +1,13 @@
 // strata-conv-to-runtime: strata.conv_general_dilated => a call of the CPU runtime's convolution
 // kernel (libstrata's, shared with the eager primitive) on its buffers, with the bias and
-// activation that the fusion reading its result starts with folded into the call.
+// activation that the fusion reading its result starts with folded into the call; or with
+// cuda=true a call of the CUDA runtime's cuDNN convolution where cuDNN takes it.
 #include "transforms/Passes.h"
 #include "transforms/lowering/Lowering.h"
 
 #include "dialects/strata/StrataOps.h"
 #include "dialects/strata/StrataVerify.h"
+#include "runtime/cuda/DnnSupport.h"
 #include "strata/internal/conv_kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,10 +33,16 @@ namespace {
 
 constexpr StringLiteral kConvFn = "strata_rt_conv";
 constexpr StringLiteral kConvEpilogueFn = "strata_rt_conv_epilogue";
+constexpr StringLiteral kCudaConvFn = "strata_rt_cuda_conv";
 
 bool isStaticStrataTensor(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt && rt.hasStaticShape() && st::toDType(rt.getElementType()).has_value();
+}
+
+bool isStaticConv(st::ConvGeneralDilatedOp op) {
+  return isStaticStrataTensor(op.getLhs().getType()) &&
+         isStaticStrataTensor(op.getRhs().getType()) && isStaticStrataTensor(op.getType());
 }
 
 using Act = ::strata::ConvEpilogue::Act;
@@ -291,9 +299,10 @@ void eraseDeadOps(Block &body) {
       op.erase();
 }
 
-LogicalResult lowerConv(OpBuilder &b, ModuleOp module, st::ConvGeneralDilatedOp op) {
-  if (!isStaticStrataTensor(op.getLhs().getType()) ||
-      !isStaticStrataTensor(op.getRhs().getType()) || !isStaticStrataTensor(op.getType()))
+/// `cuda`: the CUDA runtime's cuDNN call (no folded epilogue), only for what cuDNN takes
+/// (cudnn_takes); the other convolutions stay, for strata-lower-to-linalg's generated kernels.
+LogicalResult lowerConv(OpBuilder &b, ModuleOp module, st::ConvGeneralDilatedOp op, bool cuda) {
+  if (!isStaticConv(op))
     return failure();
   RankedTensorType lhsType = tensorOf(op.getLhs()), rhsType = tensorOf(op.getRhs());
   RankedTensorType outType = cast<RankedTensorType>(op.getType());
@@ -301,9 +310,17 @@ LogicalResult lowerConv(OpBuilder &b, ModuleOp module, st::ConvGeneralDilatedOp 
   if (failed(params))
     return failure();
   ::strata::Shape ls(lhsType.getShape()), rs(rhsType.getShape()), os(outType.getShape());
-  std::vector<int64_t> table = ::strata::conv_problem(ls, rs, os, *params).encode();
+  ::strata::ConvProblem problem = ::strata::conv_problem(ls, rs, os, *params);
+  std::vector<int64_t> table = problem.encode();
+  if (cuda) {
+    std::optional<::strata::DType> in = st::toDType(lhsType.getElementType()),
+                                   out = st::toDType(outType.getElementType());
+    if (!::strata::cuda::cudnn_takes(problem, static_cast<int64_t>(*in),
+                                     static_cast<int64_t>(*out)))
+      return success();
+  }
   std::optional<Epilogue> epilogue;
-  if (outType.getNumElements() > 0)
+  if (!cuda && outType.getNumElements() > 0)
     epilogue = findEpilogue(op);
 
   // A folded bias is a fusion operand, which may be defined after the convolution.
@@ -315,11 +332,12 @@ LogicalResult lowerConv(OpBuilder &b, ModuleOp module, st::ConvGeneralDilatedOp 
   Value out = c.output(outType);
   if (outType.getNumElements() > 0) {
     Value lhs = c.input(op.getLhs()), rhs = c.input(op.getRhs());
-    Value problem = c.input(tableTensor);
+    Value tableBuffer = c.input(tableTensor);
     SmallVector<Value> args{c.dtype(lhsType), c.dtype(outType), c.address(lhs),
-                            c.address(rhs),   c.address(out),   c.address(problem)};
+                            c.address(rhs),   c.address(out),   c.address(tableBuffer)};
     if (!epilogue) {
-      func::CallOp::create(b, c.loc, declareRuntimeFn(b, module, kConvFn, 6), args);
+      func::CallOp::create(b, c.loc, declareRuntimeFn(b, module, cuda ? kCudaConvFn : kConvFn, 6),
+                           args);
     } else {
       std::array<double, 3> code = {static_cast<double>(epilogue->act), epilogue->alpha,
                                     epilogue->beta};
@@ -346,16 +364,20 @@ LogicalResult lowerConv(OpBuilder &b, ModuleOp module, st::ConvGeneralDilatedOp 
 }
 
 struct StrataConvToRuntimePass : st::impl::StrataConvToRuntimeBase<StrataConvToRuntimePass> {
+  using StrataConvToRuntimeBase::StrataConvToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<st::ConvGeneralDilatedOp> ops;
     module.walk([&](st::ConvGeneralDilatedOp op) { ops.push_back(op); });
     OpBuilder b(&getContext());
-    for (st::ConvGeneralDilatedOp op : ops)
-      if (failed(lowerConv(b, module, op))) {
+    for (st::ConvGeneralDilatedOp op : ops) {
+      if (cuda && !isStaticConv(op))
+        continue; // the generated kernels' to handle (or to reject)
+      if (failed(lowerConv(b, module, op, cuda))) {
         op.emitOpError("needs static shapes of Strata element types to become a runtime call");
         return signalPassFailure();
       }
+    }
   }
 };
 

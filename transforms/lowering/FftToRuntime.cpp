@@ -1,5 +1,5 @@
 // strata-fft-to-runtime: strata.fft => a call of the CPU runtime's FFT (libstrata's FFTW
-// kernel, shared with the eager primitive) on its buffers.
+// kernel, shared with the eager primitive) or of the CUDA runtime's (cuFFT) on its buffers.
 #include "transforms/Passes.h"
 #include "transforms/lowering/Lowering.h"
 
@@ -25,6 +25,7 @@ namespace st = mlir::strata;
 namespace {
 
 constexpr StringLiteral kFftFn = "strata_rt_fft";
+constexpr StringLiteral kCudaFftFn = "strata_rt_cuda_fft";
 
 /// fft_type's code in strata::FftKind's order, or -1.
 int64_t kindCode(StringRef type) {
@@ -43,9 +44,9 @@ Type realElementType(Type t) {
   return t;
 }
 
-/// strata.fft on static tensors => strata_rt_fft(kind, real dtype, rank, n0, n1, n2, batch,
-/// in, out).
-LogicalResult lowerFft(OpBuilder &b, ModuleOp module, st::FftOp op) {
+/// strata.fft on static tensors => strata_rt_fft (or strata_rt_cuda_fft)(kind, real dtype,
+/// rank, n0, n1, n2, batch, in, out).
+LogicalResult lowerFft(OpBuilder &b, ModuleOp module, st::FftOp op, StringRef callee) {
   auto inType = dyn_cast<RankedTensorType>(op.getOperand().getType());
   auto outType = dyn_cast<RankedTensorType>(op.getResult().getType());
   ArrayRef<int64_t> lengths = op.getFftLengths();
@@ -61,7 +62,7 @@ LogicalResult lowerFft(OpBuilder &b, ModuleOp module, st::FftOp op) {
     batch *= inType.getDimSize(i);
   b.setInsertionPoint(op);
   RuntimeCallBuilder c{b, op.getLoc()};
-  func::FuncOp fn = declareRuntimeFn(b, module, kFftFn, 9);
+  func::FuncOp fn = declareRuntimeFn(b, module, callee, 9);
   Value src = c.input(op.getOperand()), dst = c.output(outType);
   SmallVector<Value> args = {c.constant(kind), c.constant(static_cast<int64_t>(*real)),
                              c.constant(static_cast<int64_t>(lengths.size()))};
@@ -75,13 +76,14 @@ LogicalResult lowerFft(OpBuilder &b, ModuleOp module, st::FftOp op) {
 }
 
 struct StrataFftToRuntimePass : st::impl::StrataFftToRuntimeBase<StrataFftToRuntimePass> {
+  using StrataFftToRuntimeBase::StrataFftToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<st::FftOp> ops;
     module.walk([&](st::FftOp op) { ops.push_back(op); });
     OpBuilder b(&getContext());
     for (st::FftOp op : ops)
-      if (failed(lowerFft(b, module, op)))
+      if (failed(lowerFft(b, module, op, cuda ? kCudaFftFn : kFftFn)))
         return signalPassFailure();
   }
 };
