@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <new>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -133,6 +134,9 @@ std::string read_verified(const std::string &path, std::string_view fingerprint,
   if (!S_ISREG(st.st_mode))
     return file_kind(st.st_mode);
   uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (file_size > kMaxEntrySize)
+    return std::to_string(file_size) + " bytes, larger than any entry (" +
+           std::to_string(kMaxEntrySize) + ")";
   // The magic first, so a file of another kind is named as such even when it is short.
   std::string header(std::min<uint64_t>(file_size, kEntryHeaderSize), '\0');
   if (!read_exactly(f.fd, header.data(), header.size()))
@@ -214,7 +218,12 @@ EntryRead read_entry(const std::string &path, std::string_view fingerprint, std:
                      const char *tag) {
   EntryRead result;
   bool missing = false;
-  std::string reason = read_verified(path, fingerprint, key, result.payload, missing);
+  std::string reason;
+  try {
+    reason = read_verified(path, fingerprint, key, result.payload, missing);
+  } catch (const std::bad_alloc &) {
+    reason = "no memory to read it";
+  }
   if (reason.empty()) {
     result.status = EntryRead::Status::Hit;
     return result;
@@ -237,7 +246,11 @@ bool write_entry(const std::string &path, std::string_view fingerprint, std::str
   static std::atomic<uint64_t> serial{0};
   std::string error;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (make_private_dirs(dir, error)) {
+  uint64_t size = kEntryHeaderSize + fingerprint.size() + key.size() + payload.size();
+  if (size > kMaxEntrySize) {
+    error = std::to_string(size) + " bytes, more than an entry may hold (" +
+            std::to_string(kMaxEntrySize) + ")";
+  } else if (make_private_dirs(dir, error)) {
     std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
     Fd f;
     f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -537,6 +537,21 @@ TEST(CacheEntry, RoundTripAndMismatches) {
   testing::internal::GetCapturedStderr();
 }
 
+TEST(CacheEntry, OversizedSparseFileIsNotRead) {
+  // A valid header in front of a sparse file of 2 GiB: refused by its size, at once.
+  CacheDir cache("sparse");
+  fs::create_directories(cache.path());
+  std::string path = (cache.path() / "e").string();
+  ASSERT_TRUE(strata::cache::write_entry(path, "fp", "key", "payload", "test"));
+  fs::resize_file(path, uint64_t{2} << 30);
+  testing::internal::CaptureStderr();
+  strata::cache::EntryRead e = strata::cache::read_entry(path, "fp", "key", "test");
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(e.status, strata::cache::EntryRead::Status::Discarded);
+  EXPECT_NE(e.reason.find("larger than any entry"), std::string::npos) << e.reason;
+  EXPECT_FALSE(fs::exists(path));
+}
+
 TEST(CacheEntry, ConcurrentWritersAndReadersSeeWholeEntries) {
   // Writers replace the entry with payloads of different sizes while readers read it: every
   // read is a whole entry of one writer (or none yet), never a mixture.
