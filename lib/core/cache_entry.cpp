@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <new>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,12 +60,15 @@ struct Fd {
   }
 };
 
-/// Reads exactly `n` bytes at the file's position into `out`; false on an error or early end.
+/// Reads exactly `n` bytes at the file's position into `out`; false on an error or early end
+/// (errno 0: the file was shortened while being read).
 bool read_exactly(int fd, char *out, size_t n) {
   while (n > 0) {
     ssize_t got = ::read(fd, out, n);
     if (got < 0 && errno == EINTR)
       continue;
+    if (got == 0)
+      errno = 0;
     if (got <= 0)
       return false;
     out += got;
@@ -83,6 +87,12 @@ bool write_all(int fd, std::string_view data) {
     data.remove_prefix(static_cast<size_t>(put));
   }
   return true;
+}
+
+/// "cannot read <what>: <why>" after read_exactly failed.
+std::string read_failure(const char *what) {
+  return std::string("cannot read ") + what + ": " +
+         (errno ? std::strerror(errno) : "the file ended early");
 }
 
 std::string file_kind(mode_t mode) {
@@ -124,10 +134,13 @@ std::string read_verified(const std::string &path, std::string_view fingerprint,
   if (!S_ISREG(st.st_mode))
     return file_kind(st.st_mode);
   uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (file_size > kMaxEntrySize)
+    return std::to_string(file_size) + " bytes, larger than any entry (" +
+           std::to_string(kMaxEntrySize) + ")";
   // The magic first, so a file of another kind is named as such even when it is short.
   std::string header(std::min<uint64_t>(file_size, kEntryHeaderSize), '\0');
   if (!read_exactly(f.fd, header.data(), header.size()))
-    return std::string("cannot read its header: ") + std::strerror(errno);
+    return read_failure("its header");
   if (header.size() >= kMagic.size() && std::string_view(header).substr(0, kMagic.size()) != kMagic)
     return "not a Strata cache entry (no header)";
   if (header.size() < kEntryHeaderSize)
@@ -153,14 +166,14 @@ std::string read_verified(const std::string &path, std::string_view fingerprint,
                                          : "holds another key's code";
   std::string text(fp_size + key_size, '\0');
   if (!read_exactly(f.fd, text.data(), text.size()))
-    return std::string("cannot read it: ") + std::strerror(errno);
+    return read_failure("its key");
   if (std::string_view(text).substr(0, fp_size) != fingerprint)
     return "written by another compiler (fingerprint differs)";
   if (std::string_view(text).substr(fp_size) != key)
     return "holds another key's code";
   payload.assign(payload_size, '\0');
   if (!read_exactly(f.fd, payload.data(), payload.size()))
-    return std::string("cannot read its payload: ") + std::strerror(errno);
+    return read_failure("its payload");
   std::array<uint8_t, 32> want;
   std::memcpy(want.data(), header.data() + 40, want.size());
   if (digest(payload) != want)
@@ -205,7 +218,12 @@ EntryRead read_entry(const std::string &path, std::string_view fingerprint, std:
                      const char *tag) {
   EntryRead result;
   bool missing = false;
-  std::string reason = read_verified(path, fingerprint, key, result.payload, missing);
+  std::string reason;
+  try {
+    reason = read_verified(path, fingerprint, key, result.payload, missing);
+  } catch (const std::bad_alloc &) {
+    reason = "no memory to read it";
+  }
   if (reason.empty()) {
     result.status = EntryRead::Status::Hit;
     return result;
@@ -228,7 +246,11 @@ bool write_entry(const std::string &path, std::string_view fingerprint, std::str
   static std::atomic<uint64_t> serial{0};
   std::string error;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (make_private_dirs(dir, error)) {
+  uint64_t size = kEntryHeaderSize + fingerprint.size() + key.size() + payload.size();
+  if (size > kMaxEntrySize) {
+    error = std::to_string(size) + " bytes, more than an entry may hold (" +
+            std::to_string(kMaxEntrySize) + ")";
+  } else if (make_private_dirs(dir, error)) {
     std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
     Fd f;
     f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -467,13 +467,18 @@ TEST(DiskCacheWrite, ReadOnlyDirectoryOnlyStopsCaching) {
 }
 
 TEST(DiskCacheWrite, FullDiskOnlyStopsCaching) {
-  // A file size limit makes write() fail with EFBIG as a full disk fails with ENOSPC.
+  // A file size limit makes write() fail with EFBIG as a full disk fails with ENOSPC. It holds
+  // for every file the process writes (the captured stderr too): the runtime starts first (libomp
+  // creates its shared-memory file on first use) and the limit leaves room for a warning, not for
+  // an entry.
   CacheDir cache("full");
+  EXPECT_EQ(run(times_two), kTimesTwo);
+  fs::remove_all(cache.path());
   struct rlimit saved;
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
   auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
   struct rlimit small = saved;
-  small.rlim_cur = 100;
+  small.rlim_cur = 2048;
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
   strata::cache::reset_entry_warnings();
   Observed o = observe(add_one);
@@ -530,6 +535,21 @@ TEST(CacheEntry, RoundTripAndMismatches) {
   EXPECT_NE(strata::cache::read_entry(path, "fq", "", "test").reason.find("another compiler"),
             std::string::npos);
   testing::internal::GetCapturedStderr();
+}
+
+TEST(CacheEntry, OversizedSparseFileIsNotRead) {
+  // A valid header in front of a sparse file of 2 GiB: refused by its size, at once.
+  CacheDir cache("sparse");
+  fs::create_directories(cache.path());
+  std::string path = (cache.path() / "e").string();
+  ASSERT_TRUE(strata::cache::write_entry(path, "fp", "key", "payload", "test"));
+  fs::resize_file(path, uint64_t{2} << 30);
+  testing::internal::CaptureStderr();
+  strata::cache::EntryRead e = strata::cache::read_entry(path, "fp", "key", "test");
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(e.status, strata::cache::EntryRead::Status::Discarded);
+  EXPECT_NE(e.reason.find("larger than any entry"), std::string::npos) << e.reason;
+  EXPECT_FALSE(fs::exists(path));
 }
 
 TEST(CacheEntry, ConcurrentWritersAndReadersSeeWholeEntries) {

@@ -17,6 +17,9 @@ inline constexpr uint32_t kEntryVersion = 1;
 /// Bytes before the fingerprint: magic (8), version (4), reserved (4), the fingerprint's, key's
 /// and payload's sizes (8 each), the payload's SHA-256 (32).
 inline constexpr size_t kEntryHeaderSize = 72;
+/// The largest entry read or written (1 GiB): far above any object code, and a bound on the
+/// memory and time a reader spends on a file whose size is not that of an entry (a sparse file).
+inline constexpr uint64_t kMaxEntrySize = uint64_t{1} << 30;
 
 /// What a lookup found.
 struct EntryRead {
@@ -45,7 +48,8 @@ STRATA_EXPORT EntryRead read_entry(const std::string &path, std::string_view fin
 /// Stores an entry atomically: written to a temporary file beside `path` (mode 0600), then
 /// renamed over it, so readers and concurrent writers only ever see whole entries. Missing
 /// directories are created with mode 0700. Returns false when the entry could not be written (a
-/// read-only or full disk, `path` is a non-empty directory), after one warning per process on
+/// read-only or full disk, `path` is a non-empty directory, an entry over kMaxEntrySize), after
+/// one warning per process on
 /// stderr: caching is best effort and never fails the compilation.
 STRATA_EXPORT bool write_entry(const std::string &path, std::string_view fingerprint,
                                std::string_view key, std::string_view payload, const char *tag);
