@@ -213,8 +213,9 @@ HINTS = [
 ]
 HINT_OF = {name: cat for names, cat in HINTS for name in names}
 KEYWORD_TYPOS = ["axsi", "dtpye", "shpae", "kepdims", "foo", "x_", "__class__"]
-# Callables that are not functions to probe: classes whose construction is not an API call,
-# and functions that block or change process-wide state for the rest of the worker's life.
+# Public callables left out: they take no input worth probing. Functions that change
+# process-wide state (config context managers, clear_caches) stay in: one call leaves the
+# worker as any user could, and a crash is still reproduced alone by --source.
 SKIP = {
     "strata.print_environment_info",  # prints only
 }
