@@ -579,7 +579,11 @@ def main():
                         json.dumps(source)))
                     continue
                 counts[kind] += 1
-                failures.append((label, kind, source, detail))
+                # The worker is fresh now: whether the call fails alone or only after others.
+                again, _ = worker.run(source, args.call_timeout)
+                alone = "fails alone too" if again in ("crash", "hang") else (
+                    "passes alone (an earlier call of this worker is involved)")
+                failures.append((label, kind, source, "%s\n%s" % (alone, detail)))
                 continue
             counts[kind] += 1
             if kind == "exception":
