@@ -90,6 +90,10 @@ private:
       std::lock_guard<std::mutex> l(mu_);
       if (err && !error_)
         error_ = err;
+      // This thread's reference goes under the lock: the caller may by now be done with the
+      // exception, and the reference count lives in uninstrumented libstdc++, so only the mutex
+      // orders this release after the caller's reads for ThreadSanitizer.
+      err = nullptr;
       if (--pending_ == 0)
         done_cv_.notify_one();
     }

@@ -213,8 +213,9 @@ HINTS = [
 ]
 HINT_OF = {name: cat for names, cat in HINTS for name in names}
 KEYWORD_TYPOS = ["axsi", "dtpye", "shpae", "kepdims", "foo", "x_", "__class__"]
-# Callables that are not functions to probe: classes whose construction is not an API call,
-# and functions that block or change process-wide state for the rest of the worker's life.
+# Public callables left out: they take no input worth probing. Functions that change
+# process-wide state (config context managers, clear_caches) stay in: one call leaves the
+# worker as any user could, and a crash is still reproduced alone by --source.
 SKIP = {
     "strata.print_environment_info",  # prints only
 }
@@ -578,7 +579,11 @@ def main():
                         json.dumps(source)))
                     continue
                 counts[kind] += 1
-                failures.append((label, kind, source, detail))
+                # The worker is fresh now: whether the call fails alone or only after others.
+                again, _ = worker.run(source, args.call_timeout)
+                alone = "fails alone too" if again in ("crash", "hang") else (
+                    "passes alone (an earlier call of this worker is involved)")
+                failures.append((label, kind, source, "%s\n%s" % (alone, detail)))
                 continue
             counts[kind] += 1
             if kind == "exception":
