@@ -59,4 +59,34 @@ svd(const Array &x, bool full_matrices = true,
 STRATA_EXPORT Array svd_values(
     const Array &x, std::optional<std::pair<int64_t, int64_t>> subset_by_index = std::nullopt);
 
+/// The eigendecomposition of each general n x n matrix (float32/float64/complex): eigenvalues w
+/// ([..., n], complex64 for float32 and complex64 inputs, complex128 otherwise) and, where
+/// asked, the left eigenvectors vl (vl[:, j]^H x = w[j] vl[:, j]^H) and right eigenvectors vr
+/// (x vr[:, j] = w[j] vr[:, j]) in columns, each of unit norm with its largest component real
+/// (LAPACK's geev). Only the eigenvalues are differentiable, and only when no eigenvectors are
+/// computed (as in JAX); arrays not computed are invalid.
+struct EigResult {
+  Array w, vl, vr;
+};
+STRATA_EXPORT EigResult eig(const Array &x, bool compute_left_eigenvectors = true,
+                            bool compute_right_eigenvectors = true);
+
+/// The Schur decomposition x = vs t vs^H of each square matrix: t quasi-upper-triangular (2 x 2
+/// blocks for complex pairs) for real x, upper triangular for complex x, and the unitary Schur
+/// vectors vs (invalid unless compute_schur_vectors). sort_eig_vals is not implemented (throws,
+/// as JAX on the CPU). Not differentiable (as in JAX).
+STRATA_EXPORT std::pair<Array, Array> schur(const Array &x, bool compute_schur_vectors = true,
+                                            bool sort_eig_vals = false);
+
+/// The Hessenberg reduction of each square matrix, packed as LAPACK's gehrd and JAX's
+/// lax.linalg.hessenberg: (a, taus), a holding the upper Hessenberg matrix on and above its
+/// first subdiagonal and the Householder vectors below, taus ([..., n - 1]) their scale
+/// factors. Not differentiable (as in JAX).
+STRATA_EXPORT std::pair<Array, Array> hessenberg(const Array &x);
+
+/// The product of the Householder reflectors stored below the diagonal of each m x n matrix a
+/// (m >= n) with scale factors taus ([..., k], k <= n): the m x n matrix with orthonormal
+/// columns that LAPACK's orgqr / ungqr forms. Not differentiable (as in JAX).
+STRATA_EXPORT Array householder_product(const Array &a, const Array &taus);
+
 } // namespace strata::lax::linalg

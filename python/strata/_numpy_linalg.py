@@ -19,6 +19,12 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
            "vector_norm"]
 
 
+class EigResult(NamedTuple):
+    """eig's result: complex eigenvalues, right eigenvectors in the columns."""
+    eigenvalues: object
+    eigenvectors: object
+
+
 class EighResult(NamedTuple):
     """eigh's result: eigenvalues ascending, eigenvectors in the columns."""
     eigenvalues: object
@@ -378,16 +384,21 @@ def svdvals(x, /):
 
 
 def eig(a):
-    """The eigendecomposition of a general matrix: complex results, not provided."""
-    raise NotImplementedError("[eig] general eigendecomposition returns complex values, which "
-                              "strata.numpy.linalg does not provide (eigh covers symmetric a)")
+    """EigResult(eigenvalues, eigenvectors) of a general square a: complex64 for 32-bit input,
+    complex128 for 64-bit (as JAX, even where the eigenvalues are real); eigenvectors in the
+    columns, of unit norm. Differentiable only through eigvals (as JAX)."""
+    a, = _promote(a)
+    _square("eig", a)
+    w, v = _prims("eig").eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
 
 
 def eigvals(a):
-    """The eigenvalues of a general matrix: complex results, not provided."""
-    raise NotImplementedError("[eigvals] general eigenvalues are complex, which "
-                              "strata.numpy.linalg does not provide (eigvalsh covers symmetric "
-                              "a)")
+    """The (complex) eigenvalues of a general square a, differentiable."""
+    a, = _promote(a)
+    _square("eigvals", a)
+    return _prims("eigvals").eig(a, compute_left_eigenvectors=False,
+                                 compute_right_eigenvectors=False)[0]
 
 
 # ---- Solvers on the LU factorization ---------------------------------------------------------
