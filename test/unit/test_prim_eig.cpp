@@ -115,12 +115,12 @@ TEST(Eig, ReconstructsEveryDtype) {
       ASSERT_EQ(r.vr.shape(), (Shape{2, n, n}));
       ASSERT_EQ(r.vl.shape(), (Shape{2, n, n}));
       for (int64_t b = 0; b < 2; ++b) {
-        CMat A = cmat(a, b), w = cmat(r.w, b), vl = cmat(r.vl, b), vr = cmat(r.vr, b);
+        CMat A = cmat(a, b), w = cmat(r.w), vl = cmat(r.vl, b), vr = cmat(r.vr, b);
         CMat vw = vr, wu = adjoint(vl);
         for (int64_t i = 0; i < n; ++i)
           for (int64_t j = 0; j < n; ++j) {
-            vw(i, j) *= w(0, j);
-            wu(i, j) *= w(0, i);
+            vw(i, j) *= w(b, j);
+            wu(i, j) *= w(b, i);
           }
         expect_near(mul(A, vr), vw, 20 * tol_for(t), "A vr = vr diag(w)");
         expect_near(mul(adjoint(vl), A), wu, 20 * tol_for(t), "vl^H A = diag(w) vl^H");
@@ -150,16 +150,17 @@ TEST(Eig, EigenvalueJvpMatchesFiniteDifferences) {
     SCOPED_TRACE(dtype_name(t));
     // Diagonally dominant with separated diagonal: distinct eigenvalues, stable order.
     Array d = make({1, 0, 0, 0, 3, 0, 0, 0, 5}, {3, 3});
-    Array a = lax::add(
-        lax::mul(random_matrices(rng, {3, 3}, t), lax::convert_element_type(make({0.2}, {}), t)),
-        lax::convert_element_type(d, t));
+    Array a =
+        lax::add(lax::mul(random_matrices(rng, {3, 3}, t),
+                          lax::convert_element_type(make(std::vector<double>(9, 0.2), {3, 3}), t)),
+                 lax::convert_element_type(d, t));
     Array u = random_matrices(rng, {3, 3}, t);
     FlatFn f = [](const std::vector<Array> &x) {
       return std::vector<Array>{la::eig(x[0], false, false).w};
     };
     Array tw = jvp_flat(f, {a}, {u}).second[0];
     double h = 1e-6;
-    Array step = lax::convert_element_type(make({h}, {}), t);
+    Array step = lax::convert_element_type(make(std::vector<double>(9, h), {3, 3}), t);
     Array hi = f({lax::add(a, lax::mul(u, step))})[0], lo = f({lax::sub(a, lax::mul(u, step))})[0];
     CMat got = cmat(tw), fh = cmat(hi), fl = cmat(lo), fd = fh;
     for (size_t i = 0; i < fd.v.size(); ++i)
