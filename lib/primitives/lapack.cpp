@@ -81,6 +81,11 @@ template <class T> LapackFns<T> bind_all(char prefix) {
 template <class C> LapackComplexFns<C> bind_complex(char prefix) {
   auto name = [prefix](const char *routine) { return std::string(1, prefix) + routine; };
   LapackComplexFns<C> f;
+  bind_symbol(f.potrf, name("potrf_").c_str());
+  bind_symbol(f.getrf, name("getrf_").c_str());
+  bind_symbol(f.geqrf, name("geqrf_").c_str());
+  bind_symbol(f.heevd, name("heevd_").c_str());
+  bind_symbol(f.trsm, name("trsm_").c_str());
   bind_symbol(f.geev, name("geev_").c_str());
   bind_symbol(f.gees, name("gees_").c_str());
   bind_symbol(f.gehrd, name("gehrd_").c_str());

@@ -19,15 +19,17 @@ using Vec = std::vector<Array>;
 
 // ---- Shape rules -------------------------------------------------------------------------------
 
-/// Checks that `a` is a batch of matrices of a LAPACK dtype.
+/// Checks that `a` is a batch of matrices of a LAPACK dtype (complex ones where the op has
+/// LAPACK's complex routine: every op but svd).
 void check_matrices(const char *op, const AbstractValue &a, const char *what = "operand") {
   if (a.shape.size() < 2)
     fail(op, "expects rank >= 2 (a batch of matrices) for its ", what, ", got ", a.str());
-  std::string_view name = dtype_name(a.dtype);
-  if (name.rfind("complex", 0) == 0)
+  bool complex_ok = std::string_view(op) != "svd";
+  if (is_complex(a.dtype) && !complex_ok)
     fail(op, "complex inputs are not supported yet, got ", a.str());
-  if (a.dtype != DType::Float32 && a.dtype != DType::Float64)
-    fail(op, "expects a float32 or float64 ", what, ", got ", a.str());
+  if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !is_complex(a.dtype))
+    fail(op, "expects a float32 or float64", complex_ok ? " (or complex64 or complex128) " : " ",
+         what, ", got ", a.str());
 }
 void check_square(const char *op, const AbstractValue &a) {
   check_matrices(op, a);
@@ -60,6 +62,8 @@ Array mT(const Array &x) {
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   return lax::transpose(x, perm);
 }
+/// The conjugate transpose over the last two dimensions (mT for real x).
+Array mH(const Array &x) { return is_complex(x.dtype()) ? lax::conj(mT(x)) : mT(x); }
 /// The matrix product over the last two dimensions, batched over the leading (equal) ones.
 Array mm(const Array &a, const Array &b) {
   int64_t r = a.ndim();
@@ -173,16 +177,16 @@ Vec batch_leading(const BatchContext &ctx, std::span<const Array> vals,
   return out;
 }
 
-/// (x + x^T) / 2, the symmetric part that symmetrize_input takes, for float square matrices
-/// (others go to the primitive as they are, for its shape rule's error).
+/// (x + x^H) / 2, the Hermitian part that symmetrize_input takes, for float or complex square
+/// matrices (others go to the primitive as they are, for its shape rule's error).
 Array symmetrize(const Array &x) {
-  if (x.ndim() < 2 || !is_floating(x.dtype()) || rows(x.shape()) != cols(x.shape()))
+  if (x.ndim() < 2 || !is_inexact(x.dtype()) || rows(x.shape()) != cols(x.shape()))
     return x;
-  return lax::mul(lax::add(x, mT(x)), rules::full_like(x, 0.5));
+  return lax::mul(lax::add(x, mH(x)), rules::full_like(x, 0.5));
 }
 // ---- cholesky ----------------------------------------------------------------------------------
 
-/// dL = L phi(L^-1 dA L^-T), phi: the lower triangle with its diagonal halved; dA is
+/// dL = L phi(L^-1 dA L^-H), phi: the lower triangle with its diagonal halved; dA is
 /// symmetrized as the input is.
 Vec cholesky_jvp(std::span<const Array>, std::span<const Array> t, std::span<const Array> out,
                  const Params &params) {
@@ -190,7 +194,7 @@ Vec cholesky_jvp(std::span<const Array>, std::span<const Array> t, std::span<con
     return {Array()};
   const Array &l = out[0];
   Array da = params.get_bool("symmetrize_input") ? symmetrize(t[0]) : t[0];
-  Array tmp = lax::linalg::triangular_solve(l, da, false, true, true);
+  Array tmp = lax::linalg::triangular_solve(l, da, false, true, true, true);
   Array inner = lax::linalg::triangular_solve(l, tmp, true, true, false);
   Array half = lax::sub(rules::full_like(inner, 1.0),
                         lax::mul(eye_like(inner), rules::full_like(inner, 0.5)));
@@ -403,8 +407,9 @@ const Primitive &lu_pivots_to_permutation_p = register_primitive({
 
 // ---- qr ----------------------------------------------------------------------------------------
 
-/// JAX's rule (m >= n, or reduced matrices): with C = Q^T dA R^-1 and the skew-symmetric
-/// dO = tril(C, -1) - tril(C, -1)^T, dQ = Q (dO - C) + dA R^-1 and dR = (C - dO) R.
+/// JAX's rule (m >= n, or reduced matrices): with C = Q^H dA R^-1 and the skew-Hermitian
+/// dO = tril(C, -1) - tril(C, -1)^H + i imag(diag(C)), dQ = Q (dO - C) + dA R^-1 and
+/// dR = (C - dO) R.
 Vec qr_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
            const Params &params) {
   if (rules::is_zero(t[0]))
@@ -417,9 +422,12 @@ Vec qr_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const A
          " (as in JAX: it needs m >= n and reduced matrices unless square)");
   const Array &q = out[0], &r = out[1];
   Array dx_rinv = lax::linalg::triangular_solve(r, t[0], false, false, false);
-  Array c = mm(mT(q), dx_rinv);
+  Array c = mm(mH(q), dx_rinv);
   Array lower = tril(c, -1);
-  Array d_o = lax::sub(lower, mT(lower));
+  Array d_o = lax::sub(lower, mH(lower));
+  if (is_complex(c.dtype())) // the imaginary part of C's diagonal: R's diagonal stays real
+    d_o = lax::add(d_o, lax::mul(eye_like(c),
+                                 lax::sub(c, lax::convert_element_type(lax::real(c), c.dtype()))));
   Array dq = lax::add(mm(q, lax::sub(d_o, c)), dx_rinv);
   Array dr = mm(lax::sub(c, d_o), r);
   return {dq, dr};
@@ -451,20 +459,21 @@ const Primitive &qr_p = register_primitive({
 
 // ---- eigh --------------------------------------------------------------------------------------
 
-/// JAX's rule: with A = V diag(w) V^T, dw = diag(V^T dA V) and dV = V (F o V^T dA V), F_ij =
-/// 1 / (w_j - w_i) off the diagonal and 0 on it. Repeated eigenvalues make F infinite: the
-/// eigenvectors' derivatives are then undefined (inf or NaN), the eigenvalues' still hold.
+/// JAX's rule: with A = V diag(w) V^H, dw = real(diag(V^H dA V)) and dV = V (F o V^H dA V),
+/// F_ij = 1 / (w_j - w_i) off the diagonal and 0 on it. Repeated eigenvalues make F infinite:
+/// the eigenvectors' derivatives are then undefined (inf or NaN), the eigenvalues' still hold.
 Vec eigh_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
              const Params &) {
   if (rules::is_zero(t[0]))
     return {Array(), Array()};
   const Array &v = out[0], &w = out[1];
-  Array eye = eye_like(v);
-  Array f = lax::sub(
-      lax::div(rules::full_like(v, 1.0), lax::add(eye, lax::sub(spread(w, -2), spread(w, -1)))),
-      eye);
-  Array vav = mm(mT(v), mm(t[0], v));
-  return {mm(v, lax::mul(f, vav)), diagonal(vav)};
+  Array wj = spread(w, -2), wi = spread(w, -1);
+  Array eye = eye_like(wj);
+  Array f = lax::sub(lax::div(rules::full_like(wj, 1.0), lax::add(eye, lax::sub(wj, wi))), eye);
+  Array vav = mm(mH(v), mm(t[0], v));
+  Array dw = diagonal(vav);
+  return {mm(v, lax::mul(lax::convert_element_type(f, v.dtype()), vav)),
+          is_complex(dw.dtype()) ? lax::real(dw) : dw};
 }
 
 const Primitive &eigh_p = register_primitive({
@@ -474,7 +483,7 @@ const Primitive &eigh_p = register_primitive({
       check_square("eigh", in[0]);
       Shape w = batch_of(in[0].shape);
       w.push_back(cols(in[0].shape));
-      return {in[0], like(in[0], w)};
+      return {in[0], {w, real_dtype(in[0].dtype), in[0].weak_type}};
     },
     .impl = [](std::span<const Array> in, const Params &params,
                std::span<const AbstractValue> out) -> Vec {
@@ -779,8 +788,8 @@ Array cholesky(const Array &x, bool symmetrize_input) {
 
 Array triangular_solve(const Array &a, const Array &b, bool left_side, bool lower, bool transpose_a,
                        bool conjugate_a, bool unit_diagonal) {
-  (void)conjugate_a; // real dtypes only: conjugation is the identity
-  return bind1(triangular_solve_p, {a, b},
+  // op(a) = a^H is conj(a)^T: the conjugate folds into the operand (the identity for real a).
+  return bind1(triangular_solve_p, {conjugate_a && is_complex(a.dtype()) ? lax::conj(a) : a, b},
                {{"left_side", left_side},
                 {"lower", lower},
                 {"transpose_a", transpose_a},

@@ -366,3 +366,82 @@ def test_schur_family_under_jit():
     for f in (jsl.sqrtm, lambda x: jsl.funm(x, jnp.exp), lambda x: jsl.rsf2csf(*jsl.schur(x))[0],
               lambda x: jsl.solve_sylvester(x, x, x)):
         np.testing.assert_allclose(np.asarray(strata.jit(f)(a)), np.asarray(f(a)), atol=1e-12)
+
+
+# ---- Complex inputs to the decompositions (LAPACK's c/z routines) -----------------------------
+
+def _complex_grad_check(f, x, hermitian=False):
+    """grad of a real f at complex x against finite differences along both real directions:
+    with JAX's convention df = Re(sum(grad * dz))."""
+    g = np.asarray(strata.grad(f)(x))
+    d = rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)
+    if hermitian:
+        d = d + d.conj().T
+    fn = lambda y: float(np.asarray(f(y)))  # noqa: E731
+    eps = 1e-6
+    for dd in (d.real.astype(complex), 1j * d.imag):
+        want = (fn(x + eps * dd) - fn(x - eps * dd)) / (2 * eps)
+        got = np.real(np.sum(g * dd))
+        assert abs(got - want) <= 1e-5 * (1 + abs(want)), (got, want)
+
+
+_z = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+_h = _z @ _z.conj().T + 3 * np.eye(3)
+_t = np.tril(_z) + 3 * np.eye(3)
+_b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_decompositions_match_numpy(dtype):
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    z, h, t, b = (x.astype(dtype) for x in (_z, _h, _t, _b))
+    close = lambda g, w: np.testing.assert_allclose(np.asarray(g), w, atol=tol, rtol=tol)  # noqa
+    close(L.cholesky(h), np.linalg.cholesky(h))
+    close(L.triangular_solve(t, b, left_side=True, lower=True), sl.solve_triangular(t, b, lower=True))
+    for trans, conj in (("T", False), ("C", True)):
+        close(L.triangular_solve(t, b, left_side=True, lower=True, transpose_a=True,
+                                 conjugate_a=conj), sl.solve_triangular(t, b, lower=True, trans=trans))
+    close(L.triangular_solve(t, b.T, left_side=False, lower=True), b.T @ np.linalg.inv(t))
+    P, Lm, U = sl.lu(z)
+    lu, piv, perm = L.lu(z)
+    close(lu, np.tril(Lm, -1) + U)
+    q, r = L.qr(z)
+    close(np.asarray(q) @ np.asarray(r), z)
+    close(np.abs(np.asarray(r)), np.abs(np.linalg.qr(z)[1]))
+    v, w = L.eigh(h)
+    assert w.dtype == (np.float32 if dtype == np.complex64 else np.float64)
+    close(w, np.linalg.eigvalsh(h))
+    vv = np.asarray(v)
+    close(vv @ np.diag(np.asarray(w)) @ vv.conj().T, h)
+    close(jnp.linalg.solve(z, b), np.linalg.solve(z, b))
+    close(jnp.linalg.inv(z), np.linalg.inv(z))
+    close(jnp.linalg.det(z), np.linalg.det(z))
+    s, ld = jnp.linalg.slogdet(z)
+    ws, wld = np.linalg.slogdet(z)
+    close(s, ws)
+    close(ld, wld)
+    with pytest.raises(ValueError, match=r"\[svd\] complex inputs are not supported"):
+        L.svd(z)
+
+
+def test_complex_decompositions_jit_matches_eager():
+    f = lambda z, h: (L.cholesky(h), L.lu(z)[0], L.qr(z)[1], L.eigh(h)[1],  # noqa: E731
+                      L.triangular_solve(z, h, left_side=True, lower=True))
+    for got, want in zip(strata.jit(f)(_z, _h), f(_z, _h)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_complex_decomposition_gradients():
+    wts = rng.standard_normal((3, 3))
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(L.cholesky(y)) * wts), _h, hermitian=True)
+    _complex_grad_check(lambda y: jnp.sum(L.eigh(y)[1] * jnp.arange(1.0, 4.0)), _h, True)
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(L.eigh(y)[0][0]) ** 2 * jnp.arange(1.0, 4.0)),
+                        _h, True)
+    _complex_grad_check(lambda y: jnp.sum(jnp.real(L.lu(y)[0] * wts)), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.real(L.qr(y)[1]) * wts), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.imag(L.qr(y)[0]) * wts), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(L.triangular_solve(
+        y, _b, left_side=True, lower=True, transpose_a=True, conjugate_a=True)) ** 2), _t)
+    _complex_grad_check(lambda y: jnp.real(jnp.linalg.det(y)), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(jnp.linalg.solve(y, _b))), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.imag(jnp.linalg.inv(y))), _z)

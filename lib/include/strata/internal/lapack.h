@@ -40,6 +40,17 @@ template <class T> struct LapackFns {
 /// (LAPACK's c and z routines); R is C's real type (their real workspaces).
 template <class C> struct LapackComplexFns {
   using R = typename C::value_type;
+  // The decompositions with complex operands (cholesky, triangular_solve, lu, qr, eigh).
+  void (*potrf)(const char *uplo, const int *n, C *a, const int *lda, int *info);
+  void (*getrf)(const int *m, const int *n, C *a, const int *lda, int *ipiv, int *info);
+  void (*geqrf)(const int *m, const int *n, C *a, const int *lda, C *tau, C *work, const int *lwork,
+                int *info);
+  void (*heevd)(const char *jobz, const char *uplo, const int *n, C *a, const int *lda, R *w,
+                C *work, const int *lwork, R *rwork, const int *lrwork, int *iwork,
+                const int *liwork, int *info);
+  void (*trsm)(const char *side, const char *uplo, const char *transa, const char *diag,
+               const int *m, const int *n, const C *alpha, const C *a, const int *lda, C *b,
+               const int *ldb);
   void (*geev)(const char *jobvl, const char *jobvr, const int *n, C *a, const int *lda, C *w,
                C *vl, const int *ldvl, C *vr, const int *ldvr, C *work, const int *lwork, R *rwork,
                int *info);
