@@ -12,13 +12,16 @@
 
 namespace strata::lax::linalg {
 
-/// The lower Cholesky factor L of each matrix x = L L^T (float32/float64, [..., n, n]); with
-/// symmetrize_input, of (x + x^T) / 2. A matrix that is not positive definite gives NaNs.
+/// The lower Cholesky factor L of each matrix x = L L^H (float32/float64/complex, [..., n, n]);
+/// with symmetrize_input, of (x + x^H) / 2. A matrix that is not positive definite gives NaNs.
+/// cholesky, triangular_solve, lu, qr and eigh take complex64/complex128 (LAPACK's c/z
+/// routines; eigh's eigenvalues are real); svd takes float32/float64 only.
 STRATA_EXPORT Array cholesky(const Array &x, bool symmetrize_input = true);
 
 /// Solves op(a) x = b (left_side) or x op(a) = b for x, with a [..., k, k] triangular (lower or
 /// upper; a unit diagonal is assumed, not read, when unit_diagonal) and b [..., m, n] with the
-/// same leading dimensions; op(a) = a^T when transpose_a (conjugate_a matters for complex only).
+/// same leading dimensions; op(a) = a^T when transpose_a, a^H with conjugate_a too (conjugate_a
+/// alone solves with conj(a); it matters for complex a only).
 STRATA_EXPORT Array triangular_solve(const Array &a, const Array &b, bool left_side = false,
                                      bool lower = false, bool transpose_a = false,
                                      bool conjugate_a = false, bool unit_diagonal = false);
