@@ -2403,6 +2403,96 @@ def Strata_SvdOp : Strata_Op<"svd"> {
   }];
 }
 
+//===----- The nonsymmetric eigenproblem (eig family, lib/primitives/linalg.cpp): CPU only
+
+def Strata_EigOp : Strata_Op<"eig"> {
+  let summary = "Eigenvalues and eigenvectors of each general square matrix (LAPACK geev).";
+  let description = [{
+    For `[..., n, n]` f32, f64, complex<f32> or complex<f64> operands: the eigenvalues `w`
+    (`[..., n]`, complex<f32> for f32 and complex<f32> operands, complex<f64> otherwise), then
+    the left eigenvectors (`compute_left_eigenvectors`) and the right eigenvectors
+    (`compute_right_eigenvectors`), `[..., n, n]` of w's element type, in columns of unit
+    norm. Compiled for the CPU only (as JAX).
+
+    Example:
+
+    ```mlir
+    %w, %vr = strata.eig %x, compute_left_eigenvectors = false,
+        compute_right_eigenvectors = true
+        : (tensor<3x3xf64>) -> (tensor<3xcomplex<f64>>, tensor<3x3xcomplex<f64>>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$compute_left_eigenvectors,
+                       BoolAttr:$compute_right_eigenvectors);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $operand `,` `compute_left_eigenvectors` `=` $compute_left_eigenvectors `,`
+    `compute_right_eigenvectors` `=` $compute_right_eigenvectors attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_SchurOp : Strata_Op<"schur"> {
+  let summary = "Schur decomposition of each square matrix (LAPACK gees).";
+  let description = [{
+    For `[..., n, n]` f32, f64, complex<f32> or complex<f64> operands: the Schur form `t`
+    (quasi-upper-triangular for real operands, upper triangular for complex ones) and, with
+    `compute_schur_vectors`, the unitary `vs` with `x = vs t vs^H`; both of the operand's
+    type. Compiled for the CPU only (as JAX).
+
+    Example:
+
+    ```mlir
+    %t, %vs = strata.schur %x, compute_schur_vectors = true
+        : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4x4xf64>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, BoolAttr:$compute_schur_vectors);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $operand `,` `compute_schur_vectors` `=` $compute_schur_vectors attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Strata_HessenbergOp : Strata_Op<"hessenberg"> {
+  let summary = "Hessenberg reduction of each square matrix, packed (LAPACK gehrd).";
+  let description = [{
+    For `[..., n, n]` f32, f64, complex<f32> or complex<f64> operands: `a` (the operand's
+    type: the upper Hessenberg matrix on and above the first subdiagonal, the Householder
+    vectors below it) and `taus` (`[..., n - 1]`, their scale factors). Compiled for the CPU
+    only (as JAX).
+
+    Example:
+
+    ```mlir
+    %a, %taus = strata.hessenberg %x : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<3xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$a, AnyRankedTensor:$taus);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Strata_HouseholderProductOp : Strata_Op<"householder_product"> {
+  let summary = "The product of Householder reflectors (LAPACK orgqr / ungqr).";
+  let description = [{
+    `a` is `[..., m, n]` (m >= n) holding the reflectors below its diagonal and `taus`
+    `[..., k]` (k <= n) their scale factors, of one element type; the result, of `a`'s type,
+    has orthonormal columns. Compiled for the CPU only.
+
+    Example:
+
+    ```mlir
+    %q = strata.householder_product %a, %taus
+        : (tensor<4x3xf64>, tensor<3xf64>) -> tensor<4x3xf64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$taus);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$a `,` $taus attr-dict `:` functional-type(operands, results)";
+}
+
 //===----------------------------------------------------------------------------------===//
 //===== Fourier transforms (fft family)
 //===----------------------------------------------------------------------------------===//

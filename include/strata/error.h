@@ -9,8 +9,10 @@
 
 namespace strata {
 
-/// Why an error was raised; the Python module maps kinds to TypeError/ValueError/IndexError.
-enum class ErrorKind { Value, Type, Index, Internal };
+/// Why an error was raised; the Python module maps kinds to TypeError/ValueError/IndexError
+/// (NotImplemented: NotImplementedError, where JAX raises it, e.g. a derivative it does not
+/// define).
+enum class ErrorKind { Value, Type, Index, Internal, NotImplemented };
 
 /// Thrown by every op on bad input. The message starts with the op in brackets:
 /// `[reshape] cannot reshape f32[2,3] (6 elements) to [4]`.

@@ -55,7 +55,7 @@ const Library &library() {
   return lib;
 }
 
-template <class F> void bind(F &f, const char *name) {
+template <class F> void bind_symbol(F &f, const char *name) {
   f = reinterpret_cast<F>(library().symbol(name));
 }
 
@@ -73,13 +73,32 @@ std::mutex &thread_setting() {
 template <class T> LapackFns<T> bind_all(char prefix) {
   auto name = [prefix](const char *routine) { return std::string(1, prefix) + routine; };
   LapackFns<T> f;
-  bind(f.potrf, name("potrf_").c_str());
-  bind(f.getrf, name("getrf_").c_str());
-  bind(f.geqrf, name("geqrf_").c_str());
-  bind(f.orgqr, name("orgqr_").c_str());
-  bind(f.syevd, name("syevd_").c_str());
-  bind(f.gesdd, name("gesdd_").c_str());
-  bind(f.trsm, name("trsm_").c_str());
+  bind_symbol(f.potrf, name("potrf_").c_str());
+  bind_symbol(f.getrf, name("getrf_").c_str());
+  bind_symbol(f.geqrf, name("geqrf_").c_str());
+  bind_symbol(f.orgqr, name("orgqr_").c_str());
+  bind_symbol(f.syevd, name("syevd_").c_str());
+  bind_symbol(f.gesdd, name("gesdd_").c_str());
+  bind_symbol(f.trsm, name("trsm_").c_str());
+  bind_symbol(f.geev, name("geev_").c_str());
+  bind_symbol(f.gees, name("gees_").c_str());
+  bind_symbol(f.gehrd, name("gehrd_").c_str());
+  return f;
+}
+
+/// The complex routines of one precision, named with LAPACK's prefix ('z' or 'c').
+template <class C> LapackComplexFns<C> bind_complex(char prefix) {
+  auto name = [prefix](const char *routine) { return std::string(1, prefix) + routine; };
+  LapackComplexFns<C> f;
+  bind_symbol(f.potrf, name("potrf_").c_str());
+  bind_symbol(f.getrf, name("getrf_").c_str());
+  bind_symbol(f.geqrf, name("geqrf_").c_str());
+  bind_symbol(f.heevd, name("heevd_").c_str());
+  bind_symbol(f.trsm, name("trsm_").c_str());
+  bind_symbol(f.geev, name("geev_").c_str());
+  bind_symbol(f.gees, name("gees_").c_str());
+  bind_symbol(f.gehrd, name("gehrd_").c_str());
+  bind_symbol(f.ungqr, name("ungqr_").c_str());
   return f;
 }
 
@@ -92,6 +111,16 @@ template <> const LapackFns<double> &lapack<double>() {
 
 template <> const LapackFns<float> &lapack<float>() {
   static const LapackFns<float> fns = bind_all<float>('s');
+  return fns;
+}
+
+template <> const LapackComplexFns<std::complex<double>> &lapack_complex<std::complex<double>>() {
+  static const LapackComplexFns<std::complex<double>> fns = bind_complex<std::complex<double>>('z');
+  return fns;
+}
+
+template <> const LapackComplexFns<std::complex<float>> &lapack_complex<std::complex<float>>() {
+  static const LapackComplexFns<std::complex<float>> fns = bind_complex<std::complex<float>>('c');
   return fns;
 }
 

@@ -1,9 +1,11 @@
 // The linear-algebra primitives (jax.lax.linalg): cholesky, triangular_solve, lu,
-// lu_pivots_to_permutation, qr, eigh and svd, batched over leading dimensions, on LAPACK.
+// lu_pivots_to_permutation, qr, eigh, svd, and the nonsymmetric eig, schur, hessenberg and
+// householder_product, batched over leading dimensions, on LAPACK.
 #include <algorithm>
 #include <numeric>
 
 #include "primitives/rules_impl.h"
+#include "strata/internal/eig_kernels.h"
 #include "strata/internal/linalg_kernels.h"
 #include "strata/lax.h"
 #include "strata/linalg.h"
@@ -17,15 +19,17 @@ using Vec = std::vector<Array>;
 
 // ---- Shape rules -------------------------------------------------------------------------------
 
-/// Checks that `a` is a batch of matrices of a LAPACK dtype.
+/// Checks that `a` is a batch of matrices of a LAPACK dtype (complex ones where the op has
+/// LAPACK's complex routine: every op but svd).
 void check_matrices(const char *op, const AbstractValue &a, const char *what = "operand") {
   if (a.shape.size() < 2)
     fail(op, "expects rank >= 2 (a batch of matrices) for its ", what, ", got ", a.str());
-  std::string_view name = dtype_name(a.dtype);
-  if (name.rfind("complex", 0) == 0)
+  bool complex_ok = std::string_view(op) != "svd";
+  if (is_complex(a.dtype) && !complex_ok)
     fail(op, "complex inputs are not supported yet, got ", a.str());
-  if (a.dtype != DType::Float32 && a.dtype != DType::Float64)
-    fail(op, "expects a float32 or float64 ", what, ", got ", a.str());
+  if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !is_complex(a.dtype))
+    fail(op, "expects a float32 or float64", complex_ok ? " (or complex64 or complex128) " : " ",
+         what, ", got ", a.str());
 }
 void check_square(const char *op, const AbstractValue &a) {
   check_matrices(op, a);
@@ -58,6 +62,8 @@ Array mT(const Array &x) {
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   return lax::transpose(x, perm);
 }
+/// The conjugate transpose over the last two dimensions (mT for real x).
+Array mH(const Array &x) { return is_complex(x.dtype()) ? lax::conj(mT(x)) : mT(x); }
 /// The matrix product over the last two dimensions, batched over the leading (equal) ones.
 Array mm(const Array &a, const Array &b) {
   int64_t r = a.ndim();
@@ -171,16 +177,16 @@ Vec batch_leading(const BatchContext &ctx, std::span<const Array> vals,
   return out;
 }
 
-/// (x + x^T) / 2, the symmetric part that symmetrize_input takes, for float square matrices
-/// (others go to the primitive as they are, for its shape rule's error).
+/// (x + x^H) / 2, the Hermitian part that symmetrize_input takes, for float or complex square
+/// matrices (others go to the primitive as they are, for its shape rule's error).
 Array symmetrize(const Array &x) {
-  if (x.ndim() < 2 || !is_floating(x.dtype()) || rows(x.shape()) != cols(x.shape()))
+  if (x.ndim() < 2 || !is_inexact(x.dtype()) || rows(x.shape()) != cols(x.shape()))
     return x;
-  return lax::mul(lax::add(x, mT(x)), rules::full_like(x, 0.5));
+  return lax::mul(lax::add(x, mH(x)), rules::full_like(x, 0.5));
 }
 // ---- cholesky ----------------------------------------------------------------------------------
 
-/// dL = L phi(L^-1 dA L^-T), phi: the lower triangle with its diagonal halved; dA is
+/// dL = L phi(L^-1 dA L^-H), phi: the lower triangle with its diagonal halved; dA is
 /// symmetrized as the input is.
 Vec cholesky_jvp(std::span<const Array>, std::span<const Array> t, std::span<const Array> out,
                  const Params &params) {
@@ -188,7 +194,7 @@ Vec cholesky_jvp(std::span<const Array>, std::span<const Array> t, std::span<con
     return {Array()};
   const Array &l = out[0];
   Array da = params.get_bool("symmetrize_input") ? symmetrize(t[0]) : t[0];
-  Array tmp = lax::linalg::triangular_solve(l, da, false, true, true);
+  Array tmp = lax::linalg::triangular_solve(l, da, false, true, true, true);
   Array inner = lax::linalg::triangular_solve(l, tmp, true, true, false);
   Array half = lax::sub(rules::full_like(inner, 1.0),
                         lax::mul(eye_like(inner), rules::full_like(inner, 0.5)));
@@ -401,8 +407,9 @@ const Primitive &lu_pivots_to_permutation_p = register_primitive({
 
 // ---- qr ----------------------------------------------------------------------------------------
 
-/// JAX's rule (m >= n, or reduced matrices): with C = Q^T dA R^-1 and the skew-symmetric
-/// dO = tril(C, -1) - tril(C, -1)^T, dQ = Q (dO - C) + dA R^-1 and dR = (C - dO) R.
+/// JAX's rule (m >= n, or reduced matrices): with C = Q^H dA R^-1 and the skew-Hermitian
+/// dO = tril(C, -1) - tril(C, -1)^H + i imag(diag(C)), dQ = Q (dO - C) + dA R^-1 and
+/// dR = (C - dO) R.
 Vec qr_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
            const Params &params) {
   if (rules::is_zero(t[0]))
@@ -415,9 +422,12 @@ Vec qr_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const A
          " (as in JAX: it needs m >= n and reduced matrices unless square)");
   const Array &q = out[0], &r = out[1];
   Array dx_rinv = lax::linalg::triangular_solve(r, t[0], false, false, false);
-  Array c = mm(mT(q), dx_rinv);
+  Array c = mm(mH(q), dx_rinv);
   Array lower = tril(c, -1);
-  Array d_o = lax::sub(lower, mT(lower));
+  Array d_o = lax::sub(lower, mH(lower));
+  if (is_complex(c.dtype())) // the imaginary part of C's diagonal: R's diagonal stays real
+    d_o = lax::add(d_o, lax::mul(eye_like(c),
+                                 lax::sub(c, lax::convert_element_type(lax::real(c), c.dtype()))));
   Array dq = lax::add(mm(q, lax::sub(d_o, c)), dx_rinv);
   Array dr = mm(lax::sub(c, d_o), r);
   return {dq, dr};
@@ -449,20 +459,21 @@ const Primitive &qr_p = register_primitive({
 
 // ---- eigh --------------------------------------------------------------------------------------
 
-/// JAX's rule: with A = V diag(w) V^T, dw = diag(V^T dA V) and dV = V (F o V^T dA V), F_ij =
-/// 1 / (w_j - w_i) off the diagonal and 0 on it. Repeated eigenvalues make F infinite: the
-/// eigenvectors' derivatives are then undefined (inf or NaN), the eigenvalues' still hold.
+/// JAX's rule: with A = V diag(w) V^H, dw = real(diag(V^H dA V)) and dV = V (F o V^H dA V),
+/// F_ij = 1 / (w_j - w_i) off the diagonal and 0 on it. Repeated eigenvalues make F infinite:
+/// the eigenvectors' derivatives are then undefined (inf or NaN), the eigenvalues' still hold.
 Vec eigh_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
              const Params &) {
   if (rules::is_zero(t[0]))
     return {Array(), Array()};
   const Array &v = out[0], &w = out[1];
-  Array eye = eye_like(v);
-  Array f = lax::sub(
-      lax::div(rules::full_like(v, 1.0), lax::add(eye, lax::sub(spread(w, -2), spread(w, -1)))),
-      eye);
-  Array vav = mm(mT(v), mm(t[0], v));
-  return {mm(v, lax::mul(f, vav)), diagonal(vav)};
+  Array wj = spread(w, -2), wi = spread(w, -1);
+  Array eye = eye_like(wj);
+  Array f = lax::sub(lax::div(rules::full_like(wj, 1.0), lax::add(eye, lax::sub(wj, wi))), eye);
+  Array vav = mm(mH(v), mm(t[0], v));
+  Array dw = diagonal(vav);
+  return {mm(v, lax::mul(lax::convert_element_type(f, v.dtype()), vav)),
+          is_complex(dw.dtype()) ? lax::real(dw) : dw};
 }
 
 const Primitive &eigh_p = register_primitive({
@@ -472,7 +483,7 @@ const Primitive &eigh_p = register_primitive({
       check_square("eigh", in[0]);
       Shape w = batch_of(in[0].shape);
       w.push_back(cols(in[0].shape));
-      return {in[0], like(in[0], w)};
+      return {in[0], {w, real_dtype(in[0].dtype), in[0].weak_type}};
     },
     .impl = [](std::span<const Array> in, const Params &params,
                std::span<const AbstractValue> out) -> Vec {
@@ -573,6 +584,183 @@ const Primitive &svd_p = register_primitive({
     .batch = batch_leading,
 });
 
+// ---- The nonsymmetric eigenproblem: eig, schur, hessenberg, householder_product -----------
+
+/// Checks that `a` is a batch of square matrices of float32, float64, complex64 or complex128.
+void check_general_square(const char *op, const AbstractValue &a) {
+  if (a.shape.size() < 2)
+    fail(op, "expects rank >= 2 (a batch of matrices), got ", a.str());
+  if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !is_complex(a.dtype))
+    fail(op, "expects float32, float64, complex64 or complex128 matrices, got ", a.str());
+  if (rows(a.shape) != cols(a.shape))
+    fail(op, "expects square matrices, got ", a.str());
+}
+/// The complex dtype of t's values (complex64 for float32).
+DType complex_for(DType t) {
+  return t == DType::Float32 || t == DType::Complex64 ? DType::Complex64 : DType::Complex128;
+}
+
+/// The jvp and vjp of primitives that, as in JAX, have no derivative.
+JvpRule no_jvp(const char *op) {
+  return [op](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+              const Params &) -> Vec {
+    fail_kind(ErrorKind::NotImplemented, op, "differentiation is not implemented (as in JAX)");
+  };
+}
+VjpRule no_vjp(const char *op) {
+  return [op](std::span<const Array>, std::span<const Array>, std::span<const Array>,
+              const std::vector<bool> &, const Params &) -> Vec {
+    fail_kind(ErrorKind::NotImplemented, op, "differentiation is not implemented (as in JAX)");
+  };
+}
+
+const Primitive &eig_primitive();
+
+/// JAX's rule: the eigenvalues' tangents dw = diag(V^-1 dA V) (Giles' eq. 4.60); V^-1's rows
+/// are the left eigenvectors u_i^H / (u_i^H v_i), so dw_i = u_i^H dA v_i / (u_i^H v_i), which
+/// needs no complex solve. The eigenvectors' derivatives are not defined (JAX raises too).
+Vec eig_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
+            const Params &params) {
+  if (params.get_bool("compute_left_eigenvectors") || params.get_bool("compute_right_eigenvectors"))
+    fail_kind(ErrorKind::NotImplemented, "eig",
+              "the derivatives of eigenvectors are not implemented, only those of eigenvalues (as "
+              "in JAX): use compute_left_eigenvectors=False, compute_right_eigenvectors=False");
+  if (rules::is_zero(t[0]))
+    return {Array()};
+  Vec r = bind(eig_primitive(), {x[0]},
+               {{"compute_left_eigenvectors", true}, {"compute_right_eigenvectors", true}});
+  const Array &vl = r[1], &vr = r[2];
+  Array ul = lax::conj(vl);
+  Array da = lax::convert_element_type(t[0], vr.dtype());
+  int64_t rowsAxis = vr.ndim() - 2;
+  Array num = lax::reduce_sum(lax::mul(ul, mm(da, vr)), {rowsAxis});
+  Array den = lax::reduce_sum(lax::mul(ul, vr), {rowsAxis});
+  return {lax::div(num, den)};
+}
+
+const Primitive &eig_p = register_primitive({
+    .name = "eig",
+    .shape_rule = [](std::span<const AbstractValue> in,
+                     const Params &params) -> std::vector<AbstractValue> {
+      check_general_square("eig", in[0]);
+      const Shape &s = in[0].shape;
+      DType c = complex_for(in[0].dtype);
+      Shape w = batch_of(s);
+      w.push_back(cols(s));
+      std::vector<AbstractValue> out{{w, c, false}};
+      int64_t n = cols(s);
+      if (params.get_bool("compute_left_eigenvectors"))
+        out.push_back({with(batch_of(s), {n, n}), c, false});
+      if (params.get_bool("compute_right_eigenvectors"))
+        out.push_back({with(batch_of(s), {n, n}), c, false});
+      return out;
+    },
+    .impl = [](std::span<const Array> in, const Params &params,
+               std::span<const AbstractValue> out) -> Vec {
+      Vec r;
+      for (const AbstractValue &a : out)
+        r.push_back(fresh(a));
+      bool left = params.get_bool("compute_left_eigenvectors");
+      bool right = params.get_bool("compute_right_eigenvectors");
+      const Shape &s = in[0].shape();
+      linalg_eig(in[0].dtype(), batch_size(s), cols(s), in[0].data(), r[0].mutable_data(),
+                 left ? r[1].mutable_data() : nullptr,
+                 right ? r[left ? 2 : 1].mutable_data() : nullptr);
+      return r;
+    },
+    .jvp = eig_jvp,
+    .vjp =
+        [](std::span<const Array> x, std::span<const Array> outs, std::span<const Array> cts,
+           const std::vector<bool> &, const Params &params) {
+          std::vector<size_t> fo(outs.size());
+          std::iota(fo.begin(), fo.end(), 0);
+          return transpose_jvp(eig_jvp, x, outs, cts, params, fo, {0});
+        },
+    .batch = batch_leading,
+});
+const Primitive &eig_primitive() { return eig_p; }
+
+const Primitive &schur_p = register_primitive({
+    .name = "schur",
+    .shape_rule = [](std::span<const AbstractValue> in,
+                     const Params &params) -> std::vector<AbstractValue> {
+      check_general_square("schur", in[0]);
+      AbstractValue t{in[0].shape, in[0].dtype, false};
+      if (params.get_bool("compute_schur_vectors"))
+        return {t, t};
+      return {t};
+    },
+    .impl = [](std::span<const Array> in, const Params &params,
+               std::span<const AbstractValue> out) -> Vec {
+      Vec r;
+      for (const AbstractValue &a : out)
+        r.push_back(fresh(a));
+      const Shape &s = in[0].shape();
+      linalg_schur(in[0].dtype(), batch_size(s), cols(s), in[0].data(), r[0].mutable_data(),
+                   r.size() > 1 ? r[1].mutable_data() : nullptr);
+      return r;
+    },
+    .jvp = no_jvp("schur"),
+    .vjp = no_vjp("schur"),
+    .batch = batch_leading,
+});
+
+const Primitive &hessenberg_p = register_primitive({
+    .name = "hessenberg",
+    .shape_rule = [](std::span<const AbstractValue> in,
+                     const Params &) -> std::vector<AbstractValue> {
+      check_general_square("hessenberg", in[0]);
+      Shape taus = batch_of(in[0].shape);
+      taus.push_back(std::max<int64_t>(cols(in[0].shape) - 1, 0));
+      return {{in[0].shape, in[0].dtype, false}, {taus, in[0].dtype, false}};
+    },
+    .impl = [](std::span<const Array> in, const Params &,
+               std::span<const AbstractValue> out) -> Vec {
+      Array h = fresh(out[0]), taus = fresh(out[1]);
+      const Shape &s = in[0].shape();
+      linalg_hessenberg(in[0].dtype(), batch_size(s), cols(s), in[0].data(), h.mutable_data(),
+                        taus.mutable_data());
+      return {h, taus};
+    },
+    .jvp = no_jvp("hessenberg"),
+    .vjp = no_vjp("hessenberg"),
+    .batch = batch_leading,
+});
+
+const Primitive &householder_product_p = register_primitive({
+    .name = "householder_product",
+    .shape_rule = [](std::span<const AbstractValue> in,
+                     const Params &) -> std::vector<AbstractValue> {
+      const char *op = "householder_product";
+      const AbstractValue &a = in[0], &taus = in[1];
+      if (a.shape.size() < 2)
+        fail(op, "expects rank >= 2 (a batch of matrices) for a, got ", a.str());
+      if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !is_complex(a.dtype))
+        fail(op, "expects float32, float64, complex64 or complex128 matrices, got ", a.str());
+      if (taus.dtype != a.dtype || taus.shape.size() + 1 != a.shape.size() ||
+          Shape(taus.shape.begin(), taus.shape.end() - 1) != batch_of(a.shape))
+        fail(op, "taus ", taus.str(), " must have a's dtype and batch dimensions, a is ", a.str());
+      int64_t m = rows(a.shape), n = cols(a.shape), k = taus.shape.back();
+      if (m < n)
+        fail(op, "expects a with at least as many rows as columns, got ", a.str());
+      if (k > n)
+        fail(op, "taus ", taus.str(), " has more than min(m, n) = ", n, " entries; a is ", a.str());
+      return {{a.shape, a.dtype, false}};
+    },
+    .impl = [](std::span<const Array> in, const Params &,
+               std::span<const AbstractValue> out) -> Vec {
+      Array q = fresh(out[0]);
+      const Shape &s = in[0].shape();
+      linalg_householder_product(in[0].dtype(), batch_size(s), rows(s), cols(s),
+                                 in[1].shape().back(), in[0].data(), in[1].data(),
+                                 q.mutable_data());
+      return {q};
+    },
+    .jvp = no_jvp("householder_product"),
+    .vjp = no_vjp("householder_product"),
+    .batch = batch_leading,
+});
+
 /// x's last dimension (and, for matrices, its last two: `matrix`) sliced to [lo, hi).
 Array subset_last(const Array &x, int64_t lo, int64_t hi) {
   std::vector<int64_t> start(static_cast<size_t>(x.ndim()), 0),
@@ -600,8 +788,8 @@ Array cholesky(const Array &x, bool symmetrize_input) {
 
 Array triangular_solve(const Array &a, const Array &b, bool left_side, bool lower, bool transpose_a,
                        bool conjugate_a, bool unit_diagonal) {
-  (void)conjugate_a; // real dtypes only: conjugation is the identity
-  return bind1(triangular_solve_p, {a, b},
+  // op(a) = a^H is conj(a)^T: the conjugate folds into the operand (the identity for real a).
+  return bind1(triangular_solve_p, {conjugate_a && is_complex(a.dtype()) ? lax::conj(a) : a, b},
                {{"left_side", left_side},
                 {"lower", lower},
                 {"transpose_a", transpose_a},
@@ -654,6 +842,37 @@ Array svd_values(const Array &x, std::optional<std::pair<int64_t, int64_t>> subs
     return subset_last(s, lo, hi);
   }
   return s;
+}
+
+EigResult eig(const Array &x, bool compute_left_eigenvectors, bool compute_right_eigenvectors) {
+  Vec r = bind(eig_p, {x},
+               {{"compute_left_eigenvectors", compute_left_eigenvectors},
+                {"compute_right_eigenvectors", compute_right_eigenvectors}});
+  EigResult out{r[0], Array(), Array()};
+  size_t i = 1;
+  if (compute_left_eigenvectors)
+    out.vl = r[i++];
+  if (compute_right_eigenvectors)
+    out.vr = r[i++];
+  return out;
+}
+
+std::pair<Array, Array> schur(const Array &x, bool compute_schur_vectors, bool sort_eig_vals) {
+  if (sort_eig_vals)
+    fail_kind(ErrorKind::NotImplemented, "schur",
+              "sort_eig_vals=True (LAPACK's sorting of the Schur form) is not implemented (as in "
+              "JAX)");
+  Vec r = bind(schur_p, {x}, {{"compute_schur_vectors", compute_schur_vectors}});
+  return {r[0], r.size() > 1 ? r[1] : Array()};
+}
+
+std::pair<Array, Array> hessenberg(const Array &x) {
+  Vec r = bind(hessenberg_p, {x});
+  return {r[0], r[1]};
+}
+
+Array householder_product(const Array &a, const Array &taus) {
+  return bind1(householder_product_p, {a, taus});
 }
 
 } // namespace lax::linalg

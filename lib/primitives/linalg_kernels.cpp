@@ -3,6 +3,7 @@
 #include "strata/internal/linalg_kernels.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -15,7 +16,25 @@ namespace strata {
 namespace {
 
 using internal::lapack;
+using internal::lapack_complex;
 using internal::run_lapack_batch;
+
+template <class T> struct is_cplx : std::false_type {};
+template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
+/// The LAPACK table of T's precision and kind (real: d/s routines; complex: z/c).
+template <class T> const auto &fns() {
+  if constexpr (is_cplx<T>::value)
+    return lapack_complex<T>();
+  else
+    return lapack<T>();
+}
+/// conj for complex T, the identity for real T.
+template <class T> T conj_of(T x) {
+  if constexpr (is_cplx<T>::value)
+    return std::conj(x);
+  else
+    return x;
+}
 
 int as_int(int64_t v) {
   if (v > std::numeric_limits<int>::max())
@@ -45,7 +64,10 @@ template <class T> void from_col_major(const T *src, int64_t ld, T *dst, int64_t
   transpose_tiles(src, ld, dst, n, m, n);
 }
 template <class T> void fill_nan(T *p, int64_t n) {
-  std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+  if constexpr (is_cplx<T>::value)
+    std::fill(p, p + n, T(std::numeric_limits<typename T::value_type>::quiet_NaN()));
+  else
+    std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
 }
 template <class T> void identity(T *p, int64_t m, int64_t n) {
   std::fill(p, p + m * n, T(0));
@@ -53,14 +75,22 @@ template <class T> void identity(T *p, int64_t m, int64_t n) {
     p[i * n + i] = T(1);
 }
 
-/// Calls f<T>() for dtype's T.
-template <class F> void dispatch(DType dtype, const char *op, F &&f) {
+/// Calls f<T>() for dtype's T (complex ones too where Complex).
+template <bool Complex = false, class F> void dispatch(DType dtype, const char *op, F &&f) {
   if (dtype == DType::Float64)
     f(double{});
   else if (dtype == DType::Float32)
     f(float{});
-  else
+  else if constexpr (Complex) {
+    if (dtype == DType::Complex128)
+      f(std::complex<double>{});
+    else if (dtype == DType::Complex64)
+      f(std::complex<float>{});
+    else
+      fail(op, "expects float32, float64, complex64 or complex128, got ", dtype_name(dtype));
+  } else {
     fail(op, "expects float32 or float64, got ", dtype_name(dtype));
+  }
 }
 
 double cube(int64_t a, int64_t b, int64_t c) {
@@ -71,7 +101,7 @@ double cube(int64_t a, int64_t b, int64_t c) {
 
 void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void *l,
                      bool symmetrize_input) {
-  dispatch(dtype, "cholesky", [&](auto t) {
+  dispatch<true>(dtype, "cholesky", [&](auto t) {
     using T = decltype(t);
     const T *src = static_cast<const T *>(a);
     T *dst = static_cast<T *>(l);
@@ -83,13 +113,15 @@ void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void 
         if (symmetrize_input) // only the lower triangle is read: its entries of (a + a^T) / 2
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j <= i; ++j)
-              x[i * n + j] = (y[i * n + j] + y[j * n + i]) / T(2);
+              x[i * n + j] = (y[i * n + j] + conj_of(y[j * n + i])) / T(2);
         else
           std::memcpy(x, y, sizeof(T) * n * n);
-        // Row-major lower triangle = column-major upper: 'U' reads and writes it in place.
+        // Row-major lower triangle = column-major upper: 'U' reads and writes it in place (for
+        // Hermitian x the column-major view is conj(x) = conj(L) L^T, whose factor U = L^T is
+        // L row-major again).
         int info = 0;
         if (N > 0)
-          lapack<T>().potrf("U", &N, x, &ld, &info);
+          fns<T>().potrf("U", &N, x, &ld, &info);
         if (info != 0) {
           fill_nan(x, n * n);
           continue;
@@ -104,7 +136,7 @@ void linalg_cholesky(DType dtype, int64_t batch, int64_t n, const void *a, void 
 void linalg_triangular_solve(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a,
                              const void *b, void *x, bool left_side, bool lower, bool transpose_a,
                              bool unit_diagonal) {
-  dispatch(dtype, "triangular_solve", [&](auto t) {
+  dispatch<true>(dtype, "triangular_solve", [&](auto t) {
     using T = decltype(t);
     int64_t k = left_side ? m : n;
     const T *A = static_cast<const T *>(a), *B = static_cast<const T *>(b);
@@ -120,8 +152,8 @@ void linalg_triangular_solve(DType dtype, int64_t batch, int64_t m, int64_t n, c
     T one = 1;
     run_lapack_batch(batch, cube(k, k, left_side ? n : m), [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i)
-        lapack<T>().trsm(&side, &uplo, &trans, &diag, &M, &N, &one, A + i * k * k, &lda,
-                         X + i * m * n, &ldb);
+        fns<T>().trsm(&side, &uplo, &trans, &diag, &M, &N, &one, A + i * k * k, &lda, X + i * m * n,
+                      &ldb);
     });
   });
 }
@@ -144,7 +176,7 @@ void linalg_pivots_to_permutation(int64_t batch, int64_t k, int64_t size, const 
 void linalg_lu(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, void *lu,
                int32_t *pivots, int32_t *permutation) {
   int64_t k = std::min(m, n);
-  dispatch(dtype, "lu", [&](auto t) {
+  dispatch<true>(dtype, "lu", [&](auto t) {
     using T = decltype(t);
     const T *src = static_cast<const T *>(a);
     T *dst = static_cast<T *>(lu);
@@ -156,7 +188,7 @@ void linalg_lu(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, 
         to_col_major(src + b * m * n, work.data(), m, n);
         int info = 0; // info > 0 (an exactly zero pivot) still gives a factorization, as JAX's
         if (k > 0)
-          lapack<T>().getrf(&M, &N, work.data(), &ld, ipiv.data(), &info);
+          fns<T>().getrf(&M, &N, work.data(), &ld, ipiv.data(), &info);
         from_col_major(work.data(), m, dst + b * m * n, m, n);
         for (int64_t i = 0; i < k; ++i)
           pivots[b * k + i] = ipiv[i] - 1;
@@ -169,7 +201,7 @@ void linalg_lu(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, 
 void linalg_qr(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, void *q, void *r,
                bool full_matrices) {
   int64_t k = std::min(m, n), qc = full_matrices ? m : k, rr = full_matrices ? m : k;
-  dispatch(dtype, "qr", [&](auto t) {
+  dispatch<true>(dtype, "qr", [&](auto t) {
     using T = decltype(t);
     const T *src = static_cast<const T *>(a);
     T *Q = static_cast<T *>(q), *R = static_cast<T *>(r);
@@ -187,21 +219,27 @@ void linalg_qr(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, 
         to_col_major(src + b * m * n, f.data(), m, n);
         int info = 0, lwork = -1;
         T size = 0;
-        lapack<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), &size, &lwork, &info);
-        lwork = std::max(1, static_cast<int>(size));
+        fns<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), &size, &lwork, &info);
+        lwork = std::max(1, static_cast<int>(std::real(size)));
         if (work.size() < static_cast<size_t>(lwork))
           work.resize(static_cast<size_t>(lwork));
-        lapack<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), work.data(), &lwork, &info);
+        fns<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), work.data(), &lwork, &info);
         for (int64_t i = 0; i < rr; ++i)
           for (int64_t j = 0; j < n; ++j)
             rb[i * n + j] = i <= j && i < m ? f[i + j * m] : T(0);
         std::copy(f.begin(), f.begin() + m * std::min(qc, n), qb.begin());
         lwork = -1;
-        lapack<T>().orgqr(&M, &QC, &K, qb.data(), &ld, tau.data(), &size, &lwork, &info);
-        lwork = std::max(1, static_cast<int>(size));
+        auto orgqr = [&](T *wk) {
+          if constexpr (is_cplx<T>::value)
+            fns<T>().ungqr(&M, &QC, &K, qb.data(), &ld, tau.data(), wk, &lwork, &info);
+          else
+            fns<T>().orgqr(&M, &QC, &K, qb.data(), &ld, tau.data(), wk, &lwork, &info);
+        };
+        orgqr(&size);
+        lwork = std::max(1, static_cast<int>(std::real(size)));
         if (work.size() < static_cast<size_t>(lwork))
           work.resize(static_cast<size_t>(lwork));
-        lapack<T>().orgqr(&M, &QC, &K, qb.data(), &ld, tau.data(), work.data(), &lwork, &info);
+        orgqr(work.data());
         from_col_major(qb.data(), m, qo, m, qc);
       }
     });
@@ -210,38 +248,55 @@ void linalg_qr(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, 
 
 void linalg_eigh(DType dtype, int64_t batch, int64_t n, const void *a, void *v, void *w,
                  bool lower) {
-  dispatch(dtype, "eigh", [&](auto t) {
+  dispatch<true>(dtype, "eigh", [&](auto t) {
     using T = decltype(t);
+    using R = decltype(std::real(t));
     const T *src = static_cast<const T *>(a);
-    T *V = static_cast<T *>(v), *W = static_cast<T *>(w);
+    T *V = static_cast<T *>(v);
+    R *W = static_cast<R *>(w);
     if (n == 0)
       return;
     int N = as_int(n);
-    // Row-major lower triangle = column-major upper.
+    // Row-major lower triangle = column-major upper. The column-major view of a Hermitian x is
+    // conj(x), whose eigenvectors are conj(V): conjugated back below.
     char uplo = lower ? 'U' : 'L';
     run_lapack_batch(batch, cube(n, n, n) * 9, [&](int64_t b0, int64_t b1) {
       std::vector<T> f(static_cast<size_t>(n * n)), work(1);
+      std::vector<R> rwork(1);
       std::vector<int> iwork(1);
       for (int64_t b = b0; b < b1; ++b) {
         std::memcpy(f.data(), src + b * n * n, sizeof(T) * n * n);
-        int info = 0, lwork = -1, liwork = -1, isize = 0;
+        int info = 0, lwork = -1, liwork = -1, lrwork = -1, isize = 0;
         T size = 0;
-        lapack<T>().syevd("V", &uplo, &N, f.data(), &N, W + b * n, &size, &lwork, &isize, &liwork,
-                          &info);
-        lwork = std::max(1, static_cast<int>(size));
+        R rsize = 0;
+        auto call = [&](T *wk, R *rwk, int *iwk) {
+          if constexpr (is_cplx<T>::value)
+            fns<T>().heevd("V", &uplo, &N, f.data(), &N, W + b * n, wk, &lwork, rwk, &lrwork, iwk,
+                           &liwork, &info);
+          else
+            fns<T>().syevd("V", &uplo, &N, f.data(), &N, W + b * n, wk, &lwork, iwk, &liwork,
+                           &info);
+        };
+        call(&size, &rsize, &isize);
+        lwork = std::max(1, static_cast<int>(std::real(size)));
+        lrwork = std::max(1, static_cast<int>(rsize));
         liwork = std::max(1, isize);
         if (work.size() < static_cast<size_t>(lwork))
           work.resize(static_cast<size_t>(lwork));
+        if (rwork.size() < static_cast<size_t>(lrwork))
+          rwork.resize(static_cast<size_t>(lrwork));
         if (iwork.size() < static_cast<size_t>(liwork))
           iwork.resize(static_cast<size_t>(liwork));
-        lapack<T>().syevd("V", &uplo, &N, f.data(), &N, W + b * n, work.data(), &lwork,
-                          iwork.data(), &liwork, &info);
+        call(work.data(), rwork.data(), iwork.data());
         if (info != 0) {
           fill_nan(V + b * n * n, n * n);
           fill_nan(W + b * n, n);
           continue;
         }
         from_col_major(f.data(), n, V + b * n * n, n, n);
+        if constexpr (is_cplx<T>::value)
+          for (int64_t i = 0; i < n * n; ++i)
+            V[b * n * n + i] = std::conj(V[b * n * n + i]);
       }
     });
   });

@@ -75,6 +75,42 @@ void init_linalg(py::module_ &root) {
       },
       arg("x"), arg("full_matrices") = true, arg("compute_uv") = true,
       arg("subset_by_index") = py::none());
+  // The nonsymmetric eigenproblem: lists of the outputs computed, as JAX's primitives return.
+  m.def(
+      "eig",
+      [](py::handle x, bool left, bool right) {
+        la::EigResult r = la::eig(to_array(x), left, right);
+        py::list out;
+        out.append(r.w);
+        if (left)
+          out.append(r.vl);
+        if (right)
+          out.append(r.vr);
+        return out;
+      },
+      arg("x"), arg("compute_left_eigenvectors") = true, arg("compute_right_eigenvectors") = true);
+  m.def(
+      "schur",
+      [](py::handle x, bool compute_schur_vectors, bool sort_eig_vals) -> py::object {
+        auto [t, vs] = la::schur(to_array(x), compute_schur_vectors, sort_eig_vals);
+        if (!compute_schur_vectors)
+          return py::make_tuple(t);
+        return py::make_tuple(t, vs);
+      },
+      arg("x"), arg("compute_schur_vectors") = true, arg("sort_eig_vals") = false);
+  m.def(
+      "hessenberg",
+      [](py::handle x) {
+        auto [a, taus] = la::hessenberg(to_array(x));
+        return py::make_tuple(a, taus);
+      },
+      arg("x"));
+  m.def(
+      "householder_product",
+      [](py::handle a, py::handle taus) {
+        return la::householder_product(to_array(a), to_array(taus));
+      },
+      arg("a"), arg("taus"));
 }
 
 } // namespace strata::python

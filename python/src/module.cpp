@@ -34,6 +34,9 @@ PYBIND11_MODULE(_core, m) {
       case ErrorKind::Internal:
         type = PyExc_RuntimeError;
         break;
+      case ErrorKind::NotImplemented:
+        type = PyExc_NotImplementedError;
+        break;
       case ErrorKind::Value:
         break;
       }

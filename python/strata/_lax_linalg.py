@@ -1,11 +1,13 @@
 """strata.lax.linalg: JAX's jax.lax.linalg primitives (cholesky, triangular_solve, lu,
-lu_pivots_to_permutation, qr, eigh, svd), batched over leading dimensions, on LAPACK."""
+lu_pivots_to_permutation, qr, eigh, svd, and the nonsymmetric eig, schur, hessenberg,
+householder_product), batched over leading dimensions, on LAPACK."""
 
 from strata import _core
 
 _la = _core.linalg
 
-__all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh", "svd"]
+__all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh", "svd",
+           "eig", "schur", "hessenberg", "householder_product"]
 
 
 def cholesky(x, *, symmetrize_input=True):
@@ -46,3 +48,31 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True, subset_
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """(u, s, vh) with x = u diag(s) vh, or s alone (compute_uv=False); s descending."""
     return _la.svd(x, full_matrices, compute_uv, subset_by_index)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True, use_magma=None):
+    """[w, vl, vr] (those computed, in that order): the complex eigenvalues and the left and
+    right eigenvectors (columns) of each general square matrix, as LAPACK's geev (CPU only, as
+    JAX). Only the eigenvalues are differentiable, with no eigenvectors computed."""
+    return _la.eig(x, compute_left_eigenvectors, compute_right_eigenvectors)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """(T, vs) (or (T,) without Schur vectors): x = vs T vs^H with T quasi-upper-triangular for
+    real x, upper triangular for complex x (LAPACK's gees; CPU only, as JAX)."""
+    if sort_eig_vals or select_callable is not None:
+        raise NotImplementedError("[schur] sort_eig_vals / select_callable (LAPACK's sorting of "
+                                  "the Schur form) is not implemented (as in JAX)")
+    return _la.schur(x, compute_schur_vectors, False)
+
+
+def hessenberg(a):
+    """(a, taus): the Hessenberg reduction packed as LAPACK's gehrd (the Hessenberg matrix on
+    and above the first subdiagonal, Householder vectors below it, taus their factors)."""
+    return _la.hessenberg(a)
+
+
+def householder_product(a, taus):
+    """The m x n matrix with orthonormal columns of the Householder reflectors below a's
+    diagonal with factors taus (LAPACK's orgqr / ungqr)."""
+    return _la.householder_product(a, taus)

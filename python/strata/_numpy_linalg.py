@@ -19,6 +19,12 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
            "vector_norm"]
 
 
+class EigResult(NamedTuple):
+    """eig's result: complex eigenvalues, right eigenvectors in the columns."""
+    eigenvalues: object
+    eigenvectors: object
+
+
 class EighResult(NamedTuple):
     """eigh's result: eigenvalues ascending, eigenvectors in the columns."""
     eigenvalues: object
@@ -378,16 +384,21 @@ def svdvals(x, /):
 
 
 def eig(a):
-    """The eigendecomposition of a general matrix: complex results, not provided."""
-    raise NotImplementedError("[eig] general eigendecomposition returns complex values, which "
-                              "strata.numpy.linalg does not provide (eigh covers symmetric a)")
+    """EigResult(eigenvalues, eigenvectors) of a general square a: complex64 for 32-bit input,
+    complex128 for 64-bit (as JAX, even where the eigenvalues are real); eigenvectors in the
+    columns, of unit norm. Differentiable only through eigvals (as JAX)."""
+    a, = _promote(a)
+    _square("eig", a)
+    w, v = _prims("eig").eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
 
 
 def eigvals(a):
-    """The eigenvalues of a general matrix: complex results, not provided."""
-    raise NotImplementedError("[eigvals] general eigenvalues are complex, which "
-                              "strata.numpy.linalg does not provide (eigvalsh covers symmetric "
-                              "a)")
+    """The (complex) eigenvalues of a general square a, differentiable."""
+    a, = _promote(a)
+    _square("eigvals", a)
+    return _prims("eigvals").eig(a, compute_left_eigenvectors=False,
+                                 compute_right_eigenvectors=False)[0]
 
 
 # ---- Solvers on the LU factorization ---------------------------------------------------------
@@ -503,7 +514,9 @@ def _pivots_sign_and_diag(lu, pivots):
     n = lu.shape[-1]
     parity = _jnp.count_nonzero(pivots != _jnp.arange(n, dtype=pivots.dtype), axis=-1)
     sign = _jnp.where(parity % 2 == 1, -1, 1).astype(lu.dtype)
-    return sign, _jnp.diagonal(lu, axis1=-2, axis2=-1)
+    # The diagonal as a masked sum: compiled code has no gather of complex values.
+    eye = _jnp.eye(n, dtype=bool)
+    return sign, _jnp.sum(_jnp.where(eye, lu, _jnp.zeros_like(lu)), axis=-1)
 
 
 # The small elementwise steps around a factorization run as one compiled call each (eager
@@ -541,14 +554,15 @@ def _slogdet_qr(a):
     q, r = p.qr(a, full_matrices=True)
     sign_q = _sign_and_log(*_lu_sign_and_diag(_lax.stop_gradient(q))[1:3])[0]  # det(q) = +-1
     out = _sign_and_log(sign_q, _jnp.diagonal(r, axis1=-2, axis2=-1))
-    return out + (lambda x: p.triangular_solve(r, _jnp.matmul(_mT(q), x), left_side=True,
-                                               lower=False),)
+    return out + (lambda x: p.triangular_solve(r, _jnp.matmul(_jnp.conj(_mT(q)), x),
+                                               left_side=True, lower=False),)
 
 
 def _slogdet_rule(method):
     def value(a):
         if a.shape[-1] == 0:
-            return (_jnp.ones(a.shape[:-2], a.dtype), _jnp.zeros(a.shape[:-2], a.dtype))
+            return (_jnp.ones(a.shape[:-2], a.dtype),
+                    _jnp.real(_jnp.zeros(a.shape[:-2], a.dtype)))
         return method(a)[:2]
 
     @_custom_jvp
@@ -562,11 +576,16 @@ def _slogdet_rule(method):
         if a.shape[-1] == 0:
             out = value(a)
             return out, (_jnp.zeros_like(out[0]), _jnp.zeros_like(out[1]))
-        # d log|det a| = trace(a^-1 da) with the factors of the value; the sign is piecewise
-        # constant.
+        # y = trace(a^-1 da) with the factors of the value: d log|det a| = real(y); a real
+        # sign is piecewise constant, a complex one turns by i imag(y) (JAX's rule).
         sign, logdet, inv_apply = method(a)
-        dlog = _jnp.trace(inv_apply(da), axis1=-2, axis2=-1)
-        return (sign, logdet), (_jnp.zeros_like(sign), dlog)
+        x = inv_apply(da)
+        # The trace as a masked sum (its transpose is a select, not a complex scatter).
+        eye = _jnp.eye(x.shape[-1], dtype=bool)
+        y = _jnp.sum(_jnp.where(eye, x, _jnp.zeros_like(x)), axis=(-2, -1))
+        if _jnp.iscomplexobj(y):
+            return (sign, logdet), (sign * (1j * _jnp.imag(y)).astype(sign.dtype), _jnp.real(y))
+        return (sign, logdet), (_jnp.zeros_like(sign), y)
     return slogdet_
 
 

@@ -213,6 +213,7 @@ def bitwise_count(x):
 import sys as _sys  # noqa: E402
 from strata import _numpy_linalg as linalg  # noqa: E402
 from strata._numpy_polyfit import polyfit  # noqa: E402,F401
+from strata._numpy_roots import roots  # noqa: E402,F401
 _sys.modules[__name__ + ".linalg"] = linalg
 
 # jnp.fft (fft family): the 18 names of jax.numpy.fft (see _numpy_fft.py); importable as

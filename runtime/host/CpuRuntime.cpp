@@ -92,6 +92,11 @@ std::vector<std::pair<std::string, void *>> cpu_runtime_symbols() {
       {"strata_rt_qr", reinterpret_cast<void *>(&strata_rt_qr)},
       {"strata_rt_svd", reinterpret_cast<void *>(&strata_rt_svd)},
       {"strata_rt_triangular_solve", reinterpret_cast<void *>(&strata_rt_triangular_solve)},
+      // eig family (nonsymmetric eigenproblem)
+      {"strata_rt_eig", reinterpret_cast<void *>(&strata_rt_eig)},
+      {"strata_rt_hessenberg", reinterpret_cast<void *>(&strata_rt_hessenberg)},
+      {"strata_rt_householder_product", reinterpret_cast<void *>(&strata_rt_householder_product)},
+      {"strata_rt_schur", reinterpret_cast<void *>(&strata_rt_schur)},
       // fft family
       {"strata_rt_fft", reinterpret_cast<void *>(&strata_rt_fft)},
       // convolution

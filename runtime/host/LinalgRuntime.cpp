@@ -1,7 +1,8 @@
-// strata_rt_cholesky ... strata_rt_svd: jit-compiled CPU code's linear algebra, on libstrata's
-// LAPACK kernels so that it gives the eager primitives' results bit for bit.
+// strata_rt_cholesky ... strata_rt_householder_product: jit-compiled CPU code's linear algebra,
+// on libstrata's LAPACK kernels so that it gives the eager primitives' results bit for bit.
 #include "runtime/host/LinalgRuntime.h"
 
+#include "strata/internal/eig_kernels.h"
 #include "strata/internal/linalg_kernels.h"
 
 #include "strata/export.h"
@@ -57,4 +58,29 @@ extern "C" STRATA_EXPORT void strata_rt_svd(int64_t dtype, int64_t batch, int64_
                                             int64_t full_matrices) {
   strata::linalg_svd(dtype_of(dtype), batch, m, n, address<const void>(a), address<void>(s),
                      address<void>(u), address<void>(vt), full_matrices != 0);
+}
+
+extern "C" STRATA_EXPORT void strata_rt_eig(int64_t dtype, int64_t batch, int64_t n, int64_t a,
+                                            int64_t w, int64_t vl, int64_t vr) {
+  strata::linalg_eig(dtype_of(dtype), batch, n, address<const void>(a), address<void>(w),
+                     address<void>(vl), address<void>(vr));
+}
+
+extern "C" STRATA_EXPORT void strata_rt_schur(int64_t dtype, int64_t batch, int64_t n, int64_t a,
+                                              int64_t t, int64_t vs) {
+  strata::linalg_schur(dtype_of(dtype), batch, n, address<const void>(a), address<void>(t),
+                       address<void>(vs));
+}
+
+extern "C" STRATA_EXPORT void strata_rt_hessenberg(int64_t dtype, int64_t batch, int64_t n,
+                                                   int64_t a, int64_t h, int64_t taus) {
+  strata::linalg_hessenberg(dtype_of(dtype), batch, n, address<const void>(a), address<void>(h),
+                            address<void>(taus));
+}
+
+extern "C" STRATA_EXPORT void strata_rt_householder_product(int64_t dtype, int64_t batch, int64_t m,
+                                                            int64_t n, int64_t k, int64_t a,
+                                                            int64_t taus, int64_t q) {
+  strata::linalg_householder_product(dtype_of(dtype), batch, m, n, k, address<const void>(a),
+                                     address<const void>(taus), address<void>(q));
 }

@@ -22,3 +22,13 @@ extern "C" void strata_rt_eigh(int64_t dtype, int64_t batch, int64_t n, int64_t 
 /// u and vt are 0 without vectors.
 extern "C" void strata_rt_svd(int64_t dtype, int64_t batch, int64_t m, int64_t n, int64_t a,
                               int64_t s, int64_t u, int64_t vt, int64_t full_matrices);
+/// vl and vr are 0 where not computed; w, vl and vr are complex.
+extern "C" void strata_rt_eig(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t w,
+                              int64_t vl, int64_t vr);
+/// vs is 0 without Schur vectors.
+extern "C" void strata_rt_schur(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t t,
+                                int64_t vs);
+extern "C" void strata_rt_hessenberg(int64_t dtype, int64_t batch, int64_t n, int64_t a, int64_t h,
+                                     int64_t taus);
+extern "C" void strata_rt_householder_product(int64_t dtype, int64_t batch, int64_t m, int64_t n,
+                                              int64_t k, int64_t a, int64_t taus, int64_t q);

@@ -246,10 +246,10 @@ def test_singular_empty_and_bad_inputs(x64):
         sla.solve(np.eye(3), np.ones(4))
     with pytest.raises(ValueError, match=r"\[slogdet\] unrecognized method"):
         sla.slogdet(np.eye(2), method="svd")
-    with pytest.raises(NotImplementedError, match=r"\[eig\].*complex"):
-        sla.eig(np.eye(2))
-    with pytest.raises(NotImplementedError, match=r"\[eigvals\].*complex"):
-        sla.eigvals(np.eye(2))
+    with pytest.raises(ValueError, match=r"\[eig\] expects square matrices.*\(2, 3\)"):
+        sla.eig(np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"\[eigvals\] expects square matrices.*\(3,\)"):
+        sla.eigvals(np.ones(3))
 
 
 def _cofactors(a):

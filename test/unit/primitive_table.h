@@ -42,6 +42,11 @@ struct Row {
   std::string not_compiled;
   // Why the GPU pipeline cannot compile the row (the GPU jit tests skip it); empty: it can.
   std::string not_compiled_gpu;
+  // Why the primitive has no derivative (as in JAX, its jvp raises NotImplemented): the
+  // derivative oracles skip the row; empty: it has one.
+  std::string no_derivative;
+  // Why the first-order rules have no derivative of their own (JAX's neither): SecondOrder skips.
+  std::string first_order_only;
 };
 
 // ---- Operand generators -----------------------------------------------------------------------
@@ -803,6 +808,69 @@ inline std::vector<Row> make_rows() {
                    in[0], in[1], {2, 1}, {{1, 0}, {0, 1}}, {1, 1}, {1, 2}, nhwc, 2)};
              }};
     add(conv);
+  }
+  // ---- The nonsymmetric eigenproblem (eig family): real f64 x and a small y form z = x + iy;
+  // x is diagonally dominant with a separated diagonal (distinct eigenvalues in a stable order).
+  // Complex outputs are read back as real and imaginary parts. CPU only, as in JAX.
+  {
+    const std::string cpu_only = "the nonsymmetric eigenproblem is compiled for the CPU only";
+    Gen xy = [](Rng &r) {
+      Array x =
+          lax::add(uniform(r, {2, 3, 3}, -0.3, 0.3),
+                   make({1, 0, 0, 0, 2.5, 0, 0, 0, 4, 1, 0, 0, 0, 2.5, 0, 0, 0, 4}, {2, 3, 3}));
+      return std::vector<Array>{x, uniform(r, {2, 3, 3}, -0.2, 0.2)};
+    };
+    auto parts = [](std::vector<Array> &out, const Array &z) {
+      out.push_back(lax::real(z));
+      out.push_back(lax::imag(z));
+    };
+    Row r{"eig", xy, [parts](const std::vector<Array> &in) {
+            std::vector<Array> out;
+            parts(out, lax::linalg::eig(in[0], false, false).w);
+            parts(out, lax::linalg::eig(lax::complex(in[0], in[1]), false, false).w);
+            return out;
+          }};
+    r.first_order_only = "eigenvalue tangents need eigenvectors, which have no derivative "
+                         "(as in JAX)";
+    r.not_compiled_gpu = cpu_only;
+    add(r);
+    r = {"schur", xy, [parts](const std::vector<Array> &in) {
+           auto [t, vs] = lax::linalg::schur(in[0]);
+           auto [tc, vc] = lax::linalg::schur(lax::complex(in[0], in[1]));
+           std::vector<Array> out{t, vs};
+           parts(out, tc);
+           parts(out, vc);
+           return out;
+         }};
+    r.no_derivative = "schur has no derivative rule (as in JAX)";
+    r.not_compiled_gpu = cpu_only;
+    add(r);
+    r = {"hessenberg", xy, [parts](const std::vector<Array> &in) {
+           auto [h, taus] = lax::linalg::hessenberg(in[0]);
+           auto [hc, tc] = lax::linalg::hessenberg(lax::complex(in[0], in[1]));
+           std::vector<Array> out{h, taus};
+           parts(out, hc);
+           parts(out, tc);
+           return out;
+         }};
+    r.no_derivative = "hessenberg has no derivative rule (as in JAX)";
+    r.not_compiled_gpu = cpu_only;
+    add(r);
+    r = {"householder_product",
+         [](Rng &r) {
+           return std::vector<Array>{uniform(r, {2, 4, 3}), uniform(r, {2, 4, 3}),
+                                     uniform(r, {2, 2}, 0.5, 1.5)};
+         },
+         [parts](const std::vector<Array> &in) {
+           Array z = lax::complex(in[0], in[1]);
+           std::vector<Array> out{lax::linalg::householder_product(in[0], in[2])};
+           parts(out,
+                 lax::linalg::householder_product(z, lax::convert_element_type(in[2], z.dtype())));
+           return out;
+         }};
+    r.no_derivative = "householder_product has no derivative rule (as in JAX)";
+    r.not_compiled_gpu = cpu_only;
+    add(r);
   }
 #ifdef STRATA_TABLE_JIT_ROWS
   // A jitted function (jit_call exists where the compiler is linked: the jit tests): under the

@@ -157,7 +157,58 @@ LogicalResult lower(OpBuilder &b, ModuleOp module, Operation *op, StringRef pref
                                                        c.constant(full)};
                            });
       })
+      .Case([&](st::EigOp o) {
+        MatrixSizes s = sizesOf(type(0));
+        bool left = o.getComputeLeftEigenvectors(), right = o.getComputeRightEigenvectors();
+        return lowerToCall(b, module, op, prefix, "eig", 7,
+                           [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
+                             return SmallVector<Value>{c.dtype(type(0)),
+                                                       c.constant(s.batch),
+                                                       c.constant(s.cols),
+                                                       c.address(in[0]),
+                                                       c.address(out[0]),
+                                                       left ? c.address(out[1]) : c.constant(0),
+                                                       right ? c.address(out[left ? 2 : 1])
+                                                             : c.constant(0)};
+                           });
+      })
+      .Case([&](st::SchurOp o) {
+        MatrixSizes s = sizesOf(type(0));
+        bool vs = o.getComputeSchurVectors();
+        return lowerToCall(b, module, op, prefix, "schur", 6,
+                           [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
+                             return SmallVector<Value>{
+                                 c.dtype(type(0)),   c.constant(s.batch),
+                                 c.constant(s.cols), c.address(in[0]),
+                                 c.address(out[0]),  vs ? c.address(out[1]) : c.constant(0)};
+                           });
+      })
+      .Case([&](st::HessenbergOp) {
+        MatrixSizes s = sizesOf(type(0));
+        return lowerToCall(b, module, op, prefix, "hessenberg", 6,
+                           [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
+                             return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
+                                                       c.constant(s.cols), c.address(in[0]),
+                                                       c.address(out[0]),  c.address(out[1])};
+                           });
+      })
+      .Case([&](st::HouseholderProductOp) {
+        MatrixSizes s = sizesOf(type(0));
+        int64_t k = type(1).getShape().back();
+        return lowerToCall(b, module, op, prefix, "householder_product", 8,
+                           [&](RuntimeCallBuilder &c, ArrayRef<Value> in, ArrayRef<Value> out) {
+                             return SmallVector<Value>{c.dtype(type(0)),   c.constant(s.batch),
+                                                       c.constant(s.rows), c.constant(s.cols),
+                                                       c.constant(k),      c.address(in[0]),
+                                                       c.address(in[1]),   c.address(out[0])};
+                           });
+      })
       .Default([](Operation *) { return failure(); });
+}
+
+/// The nonsymmetric eigenproblem's ops, which have CPU kernels only (as in JAX).
+bool isCpuOnly(Operation *op) {
+  return isa<st::EigOp, st::SchurOp, st::HessenbergOp, st::HouseholderProductOp>(op);
 }
 
 struct StrataLinalgToRuntimePass : st::impl::StrataLinalgToRuntimeBase<StrataLinalgToRuntimePass> {
@@ -167,16 +218,24 @@ struct StrataLinalgToRuntimePass : st::impl::StrataLinalgToRuntimeBase<StrataLin
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<st::CholeskyOp, st::TriangularSolveOp, st::LuOp, st::LuPivotsToPermutationOp,
-              st::QrOp, st::EighOp, st::SvdOp>(op))
+              st::QrOp, st::EighOp, st::SvdOp>(op) ||
+          isCpuOnly(op))
         ops.push_back(op);
     });
     OpBuilder b(&getContext());
-    for (Operation *op : ops)
+    for (Operation *op : ops) {
+      if (cuda && isCpuOnly(op)) {
+        op->emitError() << "[jit] " << op->getName().stripDialect()
+                        << " is compiled for the CPU only (as in JAX): run it eagerly or jit it "
+                           "for the CPU";
+        return signalPassFailure();
+      }
       if (failed(lower(b, module, op, cuda ? "strata_rt_cuda_" : "strata_rt_"))) {
         op->emitOpError() << "has a dynamic shape: the runtime's linear-algebra calls need "
                              "static shapes";
         return signalPassFailure();
       }
+    }
   }
 };
 

@@ -15,9 +15,10 @@ from strata._numpy_linalg import _mT, _prims, _promote, _square
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
-    "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv", "invhilbert",
-    "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply",
-    "solve", "solve_triangular", "svd", "toeplitz",
+    "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
+    "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
+    "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester",
+    "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
 
 
@@ -605,3 +606,218 @@ def convolution_matrix(a, n, mode="full"):
         length = max(m, n)
         lo = (full_rows - length) // 2
     return full[lo:lo + length]
+
+
+# ---- The Schur family: schur, rsf2csf, hessenberg, and the matrix functions on Schur forms -----
+
+def _complex_of(a):
+    """a as the complex dtype of its precision (complex64 for float32)."""
+    return a if jnp.iscomplexobj(a) else a.astype(jnp.result_type(a.dtype, jnp.complex64))
+
+
+def schur(a, output="real"):
+    """(T, Z) with a = Z T Z^H: T quasi-upper-triangular (output='real', real a) or upper
+    triangular (output='complex'); LAPACK's gees, CPU only (as JAX)."""
+    if output not in ("real", "complex"):
+        raise ValueError(f"[schur] expected output in ('real', 'complex'), got {output!r}")
+    a, = _promote(a)
+    _square("schur", a)
+    if output == "complex":
+        a = _complex_of(a)
+    t, z = _prims("schur").schur(a)
+    return t, z
+
+
+def rsf2csf(T, Z, check_finite=True):
+    """The complex Schur form (T, Z) from a real one, by Givens rotations zeroing each
+    subdiagonal entry of T's 2 x 2 blocks (scipy's algorithm), batched over leading axes."""
+    T, Z = _promote(T, Z)
+    if T.ndim < 2 or T.shape[-1] != T.shape[-2]:
+        raise ValueError(f"[rsf2csf] T must be square, got shape {tuple(T.shape)}")
+    if Z.shape != T.shape:
+        raise ValueError(f"[rsf2csf] T {tuple(T.shape)} and Z {tuple(Z.shape)} must have the "
+                         "same shape")
+    T, Z = _complex_of(T), _complex_of(Z)
+    n = T.shape[-1]
+    eps = float(jnp.finfo(jnp.real(T).dtype).eps)
+    idx = jnp.arange(n)
+    row, col = idx[:, None], idx[None, :]
+    for m in range(n - 1, 0, -1):
+        tm = T[..., m, m - 1]
+        small = jnp.abs(tm) <= eps * (jnp.abs(T[..., m - 1, m - 1]) + jnp.abs(T[..., m, m]))
+        # The Givens rotation G = [[conj(c), s], [-s, c]] (scipy's), applied as G T, T G^H, Z G^H.
+        mu = jnp.linalg.eigvals(T[..., m - 1:m + 1, m - 1:m + 1]) - T[..., m, m][..., None]
+        r = jnp.sqrt(jnp.abs(mu[..., 0]) ** 2 + jnp.abs(tm) ** 2)
+        r = jnp.where(small, jnp.ones_like(r), r)
+        c = jnp.where(small, jnp.ones_like(mu[..., 0]), mu[..., 0] / r)
+        s = jnp.where(small, jnp.zeros_like(tm), tm / r)
+        c_, s_ = c[..., None], s[..., None]
+        # Rows m-1, m of T[:, m-1:] and columns m-1, m of T[:m+1, :] and of Z.
+        # Masks and broadcasts rather than indexed updates (which are scatters).
+        rows_lo = (idx >= m - 1)
+        r0, r1 = T[..., m - 1, :], T[..., m, :]
+        n0 = jnp.where(rows_lo, jnp.conj(c_) * r0 + s_ * r1, r0)
+        n1 = jnp.where(rows_lo, -s_ * r0 + c_ * r1, r1)
+        T = jnp.where(row == m - 1, n0[..., None, :], jnp.where(row == m, n1[..., None, :], T))
+        cols_hi = (idx <= m)
+        c0, c1 = T[..., :, m - 1], T[..., :, m]
+        k0 = jnp.where(cols_hi, c0 * c_ + c1 * jnp.conj(s_), c0)
+        k1 = jnp.where(cols_hi, -c0 * jnp.conj(s_) + c1 * jnp.conj(c_), c1)
+        T = jnp.where(col == m - 1, k0[..., :, None], jnp.where(col == m, k1[..., :, None], T))
+        z0, z1 = Z[..., :, m - 1], Z[..., :, m]
+        y0, y1 = z0 * c_ + z1 * jnp.conj(s_), -z0 * jnp.conj(s_) + z1 * jnp.conj(c_)
+        Z = jnp.where(col == m - 1, y0[..., :, None], jnp.where(col == m, y1[..., :, None], Z))
+        T = jnp.where((row == m) & (col == m - 1), jnp.zeros_like(T), T)
+    return T, Z
+
+
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+    """The upper Hessenberg form H of a = Q H Q^H, and Q with calc_q (LAPACK's gehrd/orghr)."""
+    a, = _promote(a)
+    _square("hessenberg", a)
+    n = a.shape[-1]
+    if n == 0:
+        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+    p = _prims("hessenberg")
+    packed, taus = p.hessenberg(a)
+    h = jnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    batch = a.shape[:-2]
+    q = p.householder_product(packed[..., 1:, :-1], taus) if n > 1 else \
+        jnp.zeros(batch + (0, 0), a.dtype)
+    top = jnp.concatenate([jnp.ones(batch + (1, 1), a.dtype),
+                           jnp.zeros(batch + (1, n - 1), a.dtype)], axis=-1)
+    rest = jnp.concatenate([jnp.zeros(batch + (n - 1, 1), a.dtype), q], axis=-1)
+    return h, jnp.concatenate([top, rest], axis=-2)
+
+
+def _diag(x):
+    """The diagonals of x [..., n, n] (a masked sum: no gather, which jit lacks for complex)."""
+    n = x.shape[-1]
+    return jnp.sum(jnp.where(_offsets(n) == 0, x, jnp.zeros_like(x)), axis=-1)
+
+
+def _offsets(n):
+    """The column-minus-row offsets of an n x n matrix."""
+    i = jnp.arange(n)
+    return i[None, :] - i[:, None]
+
+
+def _upper_sweep(t, diag, step):
+    """The upper triangular F with diagonal `diag` whose p-th superdiagonal, p = 1..n-1, is
+    step(F, p) (F's entries above diagonal p still zero): Parlett-style recurrences, one
+    superdiagonal at a time (each superdiagonal needs only the ones below it)."""
+    n = t.shape[-1]
+    off = _offsets(n)
+    f = jnp.where(off == 0, diag[..., None, :] * jnp.ones_like(t), jnp.zeros_like(t))
+    for p in range(1, n):
+        f = jnp.where(off == p, step(f, p), f)
+    return f
+
+
+def _sqrtm_triu(t):
+    """The upper triangular square root U of upper triangular t (U U = t): U_ij =
+    (t_ij - sum_{i<k<j} U_ik U_kj) / (U_ii + U_jj)."""
+    d = jnp.sqrt(_diag(t))
+    den = d[..., :, None] + d[..., None, :]
+
+    def step(u, p):
+        strict = jnp.triu(u, 1)
+        return (t - strict @ strict) / den
+    return _upper_sweep(t, d, step)
+
+
+def sqrtm(A, blocksize=1):
+    """The principal square root of A, complex, from its complex Schur form (as JAX); CPU
+    only."""
+    if blocksize > 1:
+        raise NotImplementedError("[sqrtm] the blocked algorithm (blocksize > 1) is not "
+                                  "implemented (as in JAX)")
+    a, = _promote(A)
+    _square("sqrtm", a)
+    t, z = schur(a, output="complex")
+    return z @ _sqrtm_triu(t) @ jnp.conj(_mT(z))
+
+
+def funm(A, func, disp=True):
+    """f(A) for a scalar function f, by Parlett's recurrence on the complex Schur form:
+    F_ij = (T_ij (F_jj - F_ii) + sum_{i<k<j} (T_ik F_kj - F_ik T_kj)) / (T_jj - T_ii) (left
+    undivided where T_jj = T_ii, as JAX). disp=False also returns an error estimate."""
+    a, = _promote(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"[funm] expected a square 2-d array, got shape {tuple(a.shape)}")
+    t, z = schur(a)
+    t, z = rsf2csf(t, z)
+    td = _diag(t)
+    fd = jnp.asarray(func(td)).astype(t.dtype)
+    den = td[None, :] - td[:, None]
+    safe = jnp.where(den == 0, jnp.ones_like(den), den)
+    ts = jnp.triu(t, 1)
+
+    def step(f, p):
+        s = ts @ f - f @ ts
+        return jnp.where(den == 0, s, s / safe)
+    f = _upper_sweep(t, fd, step)
+    out = z @ f @ jnp.conj(z.T)
+    if disp:
+        return out
+    tol = float(jnp.finfo(jnp.real(out).dtype).eps)
+    n = t.shape[0]
+    upper = _offsets(n) > 0
+    minden = jnp.min(jnp.where(upper, jnp.abs(den), jnp.inf)) if n > 1 else jnp.asarray(jnp.inf)
+    minden = jnp.where(minden == 0.0, tol, minden)
+    err = jnp.where(jnp.any(jnp.isinf(jnp.abs(out))), jnp.inf,
+                    jnp.minimum(1, jnp.maximum(tol, (tol / minden) *
+                                               jnp.linalg.norm(jnp.triu(t, 1), 1))))
+    return out, err
+
+
+def _sylvester_triangular(r, s, f):
+    """Y with R Y + Y S = F for upper triangular R (m x m) and S (n x n): Y_ik depends on the
+    Y_jk below it and the Y_ij left of it, so the diagonals k - i = -(m-1) .. n-1 are solved in
+    turn, each at once."""
+    m, n = r.shape[-1], s.shape[-1]
+    i = jnp.arange(m)[:, None]
+    k = jnp.arange(n)[None, :]
+    off = k - i
+    den = _diag(r)[..., :, None] + _diag(s)[..., None, :]
+    rs, ss = jnp.triu(r, 1), jnp.triu(s, 1)
+    y = jnp.zeros_like(f)
+    for d in range(-(m - 1), n):
+        y = jnp.where(off == d, (f - rs @ y - y @ ss) / den, y)
+    return y, den
+
+
+def solve_sylvester(A, B, C, *, method="schur", tol=1e-8):
+    """X with A X + X B = C: Bartels-Stewart on the complex Schur forms of A and B
+    (method='schur') or on their eigendecompositions ('eigen'); NaNs where some eigenvalue sum
+    of A and B is within tol of zero (as JAX). Real inputs give a real X."""
+    a, b, c = _promote(A, B, C)
+    _square("solve_sylvester", a)
+    _square("solve_sylvester", b)
+    if c.shape[-2:] != (a.shape[-1], b.shape[-1]):
+        raise ValueError(f"[solve_sylvester] C of shape {tuple(c.shape)} does not match A "
+                         f"{tuple(a.shape)} and B {tuple(b.shape)}")
+    real = not jnp.iscomplexobj(c)
+    if method == "schur":
+        r, u = schur(a, output="complex")
+        s, v = schur(b, output="complex")
+        f = jnp.conj(_mT(u)) @ _complex_of(c) @ v
+        y, den = _sylvester_triangular(r, s, f)
+        x = u @ y @ jnp.conj(_mT(v))
+    elif method == "eigen":
+        p = _prims("solve_sylvester")
+        wa, la, va = p.eig(a)
+        wb, lb, vb = p.eig(b)
+
+        def inverse(l, v):  # V^-1 = diag(1 / (u_i^H v_i)) U^H from the left eigenvectors
+            return jnp.conj(_mT(l)) / jnp.sum(jnp.conj(l) * v, axis=-2)[..., :, None]
+        f = inverse(la, va) @ _complex_of(c) @ vb
+        den = wa[..., :, None] + wb[..., None, :]
+        x = va @ (f / den) @ inverse(lb, vb)
+    else:
+        raise ValueError(f"[solve_sylvester] method must be 'schur' or 'eigen', got {method!r}")
+    bad = jnp.any(jnp.abs(den) < tol, axis=(-2, -1))[..., None, None]
+    x = jnp.where(bad, jnp.full_like(x, complex(np.nan, np.nan)), x)
+    return jnp.real(x) if real else x

@@ -2,6 +2,7 @@
 // symbols bound first (docs/decisions.md, "LAPACK"), and the rule for its threads.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 
@@ -24,10 +25,48 @@ template <class T> struct LapackFns {
   void (*trsm)(const char *side, const char *uplo, const char *transa, const char *diag,
                const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,
                const int *ldb);
+  // The nonsymmetric eigenproblem (eig, schur, hessenberg, householder_product).
+  void (*geev)(const char *jobvl, const char *jobvr, const int *n, T *a, const int *lda, T *wr,
+               T *wi, T *vl, const int *ldvl, T *vr, const int *ldvr, T *work, const int *lwork,
+               int *info);
+  void (*gees)(const char *jobvs, const char *sort, int (*select)(const T *, const T *),
+               const int *n, T *a, const int *lda, int *sdim, T *wr, T *wi, T *vs, const int *ldvs,
+               T *work, const int *lwork, int *bwork, int *info);
+  void (*gehrd)(const int *n, const int *ilo, const int *ihi, T *a, const int *lda, T *tau, T *work,
+                const int *lwork, int *info);
+};
+
+/// The complex entries of the nonsymmetric eigenproblem, for C = std::complex<float or double>
+/// (LAPACK's c and z routines); R is C's real type (their real workspaces).
+template <class C> struct LapackComplexFns {
+  using R = typename C::value_type;
+  // The decompositions with complex operands (cholesky, triangular_solve, lu, qr, eigh).
+  void (*potrf)(const char *uplo, const int *n, C *a, const int *lda, int *info);
+  void (*getrf)(const int *m, const int *n, C *a, const int *lda, int *ipiv, int *info);
+  void (*geqrf)(const int *m, const int *n, C *a, const int *lda, C *tau, C *work, const int *lwork,
+                int *info);
+  void (*heevd)(const char *jobz, const char *uplo, const int *n, C *a, const int *lda, R *w,
+                C *work, const int *lwork, R *rwork, const int *lrwork, int *iwork,
+                const int *liwork, int *info);
+  void (*trsm)(const char *side, const char *uplo, const char *transa, const char *diag,
+               const int *m, const int *n, const C *alpha, const C *a, const int *lda, C *b,
+               const int *ldb);
+  void (*geev)(const char *jobvl, const char *jobvr, const int *n, C *a, const int *lda, C *w,
+               C *vl, const int *ldvl, C *vr, const int *ldvr, C *work, const int *lwork, R *rwork,
+               int *info);
+  void (*gees)(const char *jobvs, const char *sort, int (*select)(const C *), const int *n, C *a,
+               const int *lda, int *sdim, C *w, C *vs, const int *ldvs, C *work, const int *lwork,
+               R *rwork, int *bwork, int *info);
+  void (*gehrd)(const int *n, const int *ilo, const int *ihi, C *a, const int *lda, C *tau, C *work,
+                const int *lwork, int *info);
+  void (*ungqr)(const int *m, const int *n, const int *k, C *a, const int *lda, const C *tau,
+                C *work, const int *lwork, int *info);
 };
 
 /// The entries for T, loading the library on first use; throws a clear error if it is missing.
 template <class T> const LapackFns<T> &lapack();
+/// The complex entries for C (std::complex<float> or std::complex<double>).
+template <class C> const LapackComplexFns<C> &lapack_complex();
 
 /// Runs fn(begin, end) over the batch [0, n) of independent factorizations, each of about
 /// `flops` floating-point operations: small ones in parallel on Strata's pool with the library
