@@ -1,6 +1,7 @@
 // The Strata C++ API: arrays, primitives, the numpy-style surface, nn and random.
 #pragma once
 
+#include "strata/allocation_error.h"
 #include "strata/array.h"
 #include "strata/control_flow.h"
 #include "strata/device.h"
