@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "jit/Context.h"
+#include "jit/GpuExecutable.h"
 #include "primitive_table.h"
 #include "strata/jit.h"
 
@@ -139,6 +141,58 @@ TEST(JitComplex, ScatterAddOfComplexMatchesNumpyAddAt) {
     return std::vector{lax::scatter_add(a[0], a[1], a[2], {{}, {0}, {0}})};
   };
   expect_same_bits(run_jitted(fn, {x, idx, u}), {want}, "jitted scatter_add");
+}
+
+// The GPU path without a GPU: complex sorts (counting on short lines, the bitonic network on
+// long ones), scans, gathers, scatters, extrema, reductions and products through
+// strata-lower-to-nvvm for sm_90, ptxas and the host link (as the table's CompilesAndLinksForGpu).
+TEST(JitComplex, CompilesAndLinksForGpu) {
+  Rng rng(13);
+  for (DType t : {complex64, complex128}) {
+    std::string name(short_name(t));
+    Array x = awkward_complex(rng, {3, 40}, t), s = awkward_complex(rng, {3, 6}, t);
+    Array idx = make({1, 2, 1}, {3, 1}, int32);
+    std::vector<std::pair<std::string, FlatFn>> fns = {
+        {"sort long lines", [](const std::vector<Array> &a) { return lax::sort({a[0]}, 1); }},
+        {"sort short lines, two keys",
+         [](const std::vector<Array> &a) { return lax::sort({a[1], lax::neg(a[1])}, 1, 2); }},
+        {"scans",
+         [](const std::vector<Array> &a) {
+           return std::vector{lax::cumsum(a[0], 1), lax::cumprod(a[1], 0, true),
+                              lax::cummax(a[1], 1), lax::cummin(a[0], 0)};
+         }},
+        {"gather and scatter_add",
+         [](const std::vector<Array> &a) {
+           Array g = lax::gather(a[1], a[2], {{1}, {0}, {0}}, {1, 6});
+           return std::vector{g, lax::scatter_add(a[1], a[2], g, {{1}, {0}, {0}})};
+         }},
+        {"extrema and products",
+         [](const std::vector<Array> &a) {
+           Array s2 = lax::neg(a[1]);
+           return std::vector{lax::max(a[1], s2), lax::reduce_max(a[0], {1}),
+                              lax::dot_general(a[1], s2, {{1}, {1}, {}, {}})};
+         }},
+    };
+    for (const auto &[what, fn] : fns) {
+      std::vector<Array> in = {x, s, idx};
+      std::vector<AbstractValue> sig;
+      for (const Array &v : in)
+        sig.push_back({v.shape(), v.dtype(), v.weak_type()});
+      std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+      rt::StagedFunction staged = rt::stage(rt::jit_context(), fn, sig, "complex");
+      rt::GpuTarget target; // sm_90, offline
+      std::unique_ptr<rt::GpuExecutable> exe =
+          rt::GpuExecutable::compile(std::move(staged), "complex", target);
+      EXPECT_NE(exe, nullptr) << name << " " << what;
+    }
+  }
+  // An FFT has no GPU lowering: a clear error before the pipeline.
+  FlatFn fft = [](const std::vector<Array> &a) { return std::vector{lax::fft(a[0], "FFT", {4})}; };
+  std::vector<AbstractValue> sig = {{{2, 4}, complex64, false}};
+  std::lock_guard<std::recursive_mutex> lock(rt::context_mutex());
+  rt::StagedFunction staged = rt::stage(rt::jit_context(), fft, sig, "fft");
+  expect_error([&] { rt::GpuExecutable::compile(std::move(staged), "fft", rt::GpuTarget{}); },
+               {"[jit] fft: fft is compiled for the CPU only"});
 }
 
 } // namespace
