@@ -1,9 +1,10 @@
-// strata-linalg-to-blas: float contractions on buffers become calls of the runtime's strided
-// gemm (BLIS on the CPU, cuBLAS on a GPU), with the operands' strides read from their memref
-// descriptors.
+// strata-linalg-to-blas: float and complex contractions on buffers become calls of the
+// runtime's strided gemm (BLIS on the CPU, cuBLAS on a GPU), with the operands' strides read from
+// their memref descriptors.
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -43,14 +44,28 @@ func::FuncOp declareGemm(ModuleOp module, OpBuilder &b, StringRef name) {
   return fn;
 }
 
-/// Whether `op` is a linalg.fill of +0.0 into `buffer` (a fresh zero accumulator).
+/// Whether `v` is the constant +0.0.
+bool isPosZero(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return f && f.getValue().isPosZero();
+}
+
+/// Whether `op` is a linalg.fill of +0.0 (complex: +0.0 in both parts) into `buffer` (a fresh
+/// zero accumulator).
 bool isZeroFillOf(Operation *op, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op);
   if (!fill || fill.getDpsInits()[0] != buffer)
     return false;
-  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-  return f && f.getValue().isPosZero();
+  Value v = fill.getInputs()[0];
+  if (auto create = v.getDefiningOp<complex::CreateOp>())
+    return isPosZero(create.getReal()) && isPosZero(create.getImaginary());
+  if (auto cst = v.getDefiningOp<complex::ConstantOp>()) {
+    ArrayAttr parts = cst.getValue();
+    auto re = dyn_cast<FloatAttr>(parts[0]), im = dyn_cast<FloatAttr>(parts[1]);
+    return re && im && re.getValue().isPosZero() && im.getValue().isPosZero();
+  }
+  return isPosZero(v);
 }
 
 /// Whether `v` is block argument `arg`, or (with `widened`) `arith.extf` of it.
@@ -71,26 +86,37 @@ bool isPlainMulAdd(linalg::LinalgOp op, bool widened) {
   if (body->getOperations().size() != (widened ? 5u : 3u))
     return false;
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield ? yield.getValues()[0].getDefiningOp<arith::AddFOp>() : arith::AddFOp();
-  if (!add)
+  Operation *add = yield ? yield.getValues()[0].getDefiningOp() : nullptr;
+  // Complex contractions (complex.add of complex.mul) are never widened.
+  bool cx = isa_and_nonnull<complex::AddOp>(add) && !widened;
+  if (!isa_and_nonnull<arith::AddFOp>(add) && !cx)
     return false;
   Value acc = body->getArgument(2);
-  Value prod = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
-  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
-  if (!mul)
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  Value prod = lhs == acc ? rhs : rhs == acc ? lhs : Value();
+  Operation *mul = prod ? prod.getDefiningOp() : nullptr;
+  if (!(cx ? isa_and_nonnull<complex::MulOp>(mul) : isa_and_nonnull<arith::MulFOp>(mul)))
     return false;
   Value a = body->getArgument(0), b = body->getArgument(1);
-  return (isArgOrExt(mul.getLhs(), a, widened) && isArgOrExt(mul.getRhs(), b, widened)) ||
-         (isArgOrExt(mul.getLhs(), b, widened) && isArgOrExt(mul.getRhs(), a, widened));
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  return (isArgOrExt(x, a, widened) && isArgOrExt(y, b, widened)) ||
+         (isArgOrExt(x, b, widened) && isArgOrExt(y, a, widened));
 }
 
 /// The first argument of the gemm call for operands of `in` and an accumulator of `out`:
-/// element bits (32, 64) for the CPU's strata_rt_gemm, or with `typeCodes` the type code of
-/// strata_rt_cuda_gemm (0: f32, 1: f64, 2: f16 x f16 -> f32, 3: bf16 x bf16 -> f32); nullopt
-/// when the callee takes no such contraction.
+/// element bits (32, 64; negated for complex: -64, -128) for the CPU's strata_rt_gemm, or with
+/// `typeCodes` the type code of strata_rt_cuda_gemm (0: f32, 1: f64, 2: f16 x f16 -> f32, 3: bf16
+/// x bf16 -> f32; complex contractions stay loops there); nullopt when the callee takes no such
+/// contraction.
 std::optional<int64_t> gemmType(Type in, Type out, bool typeCodes) {
   if (in == out && (out.isF32() || out.isF64()))
     return typeCodes ? (out.isF32() ? 0 : 1) : (out.isF32() ? 32 : 64);
+  if (auto ct = dyn_cast<ComplexType>(out); ct && in == out && !typeCodes) {
+    if (ct.getElementType().isF32())
+      return -64;
+    if (ct.getElementType().isF64())
+      return -128;
+  }
   if (typeCodes && out.isF32() && in.isF16())
     return 2;
   if (typeCodes && out.isF32() && in.isBF16())
@@ -117,8 +143,9 @@ struct ContractionToGemm : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, "mixed input element types");
     std::optional<int64_t> type = gemmType(inType, et, typeCodes);
     if (!type)
-      return rewriter.notifyMatchFailure(op, "the gemm takes f32 and f64 (and with type codes "
-                                             "f16/bf16 inputs with an f32 accumulator)");
+      return rewriter.notifyMatchFailure(op, "the gemm takes f32, f64, c64 and c128 (and with "
+                                             "type codes f16/bf16 inputs with an f32 "
+                                             "accumulator)");
     if (!isPlainMulAdd(op, inType != et))
       return rewriter.notifyMatchFailure(op, "not a plain mul-add contraction");
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);

@@ -425,8 +425,8 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     Runs on a module after bufferization. Every linalg op on buffers that is a mul-add
     contraction (`linalg.matmul`, `linalg.batch_matmul`, or a `linalg.generic` that
     `linalg::isaContractionOpInterface` accepts, as strata-lower-to-linalg makes for dot_general
-    with transposed dimension numbers) with f32 or f64 operands, each indexed by exactly its
-    own m, n, k and batch loop dimensions, becomes a call of `strata_rt_gemm`: c += a * b for
+    with transposed dimension numbers) with f32, f64, complex64 or complex128 operands, each
+    indexed by exactly its own m, n, k and batch loop dimensions, becomes a call of `strata_rt_gemm`: c += a * b for
     each batch, with each operand's row, column and batch strides read from its memref
     descriptor, so a transposed or sliced operand needs no copy. The runtime implements it with
     BLIS (libstrata's `strided_gemm`), spreading a batch of small products over its threads.
@@ -442,7 +442,9 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     op just before it (dot_general's lowering does that), the fill is dropped and the call
     overwrites c (BLAS beta = 0) instead of accumulating: one pass over the result fewer.
 
-    The call takes 21 i64 values: the element width in bits (32 or 64), batch, m, n, k, then
+    The call takes 21 i64 values: the element width in bits (32 or 64; negated for complex
+    elements, -64 for complex64 and -128 for complex128, whose bodies are
+    `complex.add(acc, complex.mul(a, b))`), batch, m, n, k, then
     for a, b and c: the aligned pointer, the offset, and the batch, row and column strides in
     elements, then 1 to accumulate into c or 0 to overwrite it. Other contractions (integer,
     mixed types, broadcast operands) stay linalg.
@@ -450,7 +452,8 @@ def StrataLinalgToBlas : Pass<"strata-linalg-to-blas"> {
     Options: `callee` names the function called (default `strata_rt_gemm`, the CPU's;
     `strata-lower-to-nvvm` calls `strata_rt_cuda_gemm`, cuBLAS, with device pointers). With
     `type-codes` the first argument is a type code instead of the element width (0: f32, 1:
-    f64, 2: f16 a and b with an f32 c, 3: bf16 a and b with an f32 c), and the f16/bf16
+    f64, 2: f16 a and b with an f32 c, 3: bf16 a and b with an f32 c; complex contractions
+    stay linalg), and the f16/bf16
     contractions strata-lower-to-linalg makes (`acc + extf(a) * extf(b)` into an f32
     accumulator, truncated by a separate op afterwards) match too; the truncation stays.
 

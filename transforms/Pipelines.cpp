@@ -169,7 +169,10 @@ void buildStrataNvvmPipeline(OpPassManager &pm, const GpuPipelineOptions &option
   // Branches first: the NVVM translation does not take scf.if.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   buildStrataLoopsToCfPipeline(kernels);
+  // Complex arithmetic on the parts, as on the CPU; create/re/im become LLVM structs.
+  kernels.addPass(createConvertComplexToStandardPass());
   buildStrataMathLoweringPipeline(kernels);
+  kernels.addPass(createConvertComplexToLLVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createStrataNvvmIntrinsics());
@@ -189,6 +192,9 @@ void buildStrataGpuHostPipeline(OpPassManager &pm) {
   pm.addPass(createStrataGpuHostMemory());
   pm.nest<func::FuncOp>().addPass(createGpuAsyncRegionPass());
   buildStrataLoopsToCfPipeline(pm);
+  // Complex constants and parts left on the host (fills, scalars between kernels).
+  pm.addPass(createConvertComplexToStandardPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -1,8 +1,13 @@
-// BLIS gemm on general strides, in blocks on Strata's pool (see blis_gemm.h for why).
+// BLIS gemm on general strides, in blocks on Strata's pool (see blis_gemm.h for why); complex
+// products with a unit stride per operand on OpenBLAS's cgemm/zgemm instead.
 #include "primitives/blis_gemm.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <climits>
 #include <complex>
+#include <optional>
 
 #include "strata/internal/thread_pool.h"
 #include <blis.h>
@@ -43,12 +48,80 @@ void one_thread(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rs
   }
 }
 
+#ifndef STRATA_LAPACK_PATH
+#define STRATA_LAPACK_PATH "libopenblas.so.0"
+#endif
+
+/// OpenBLAS's cblas_cgemm and cblas_zgemm, from the library the LAPACK kernels load (lapack.cpp,
+/// with the same flags, so one instance): its complex kernels ran 512^2 products 3-4x faster than
+/// BLIS's on this machine (docs/decisions.md, "Complex gemm"). Null where the library or the
+/// symbols are missing: BLIS then takes every product.
+using CblasGemm = void (*)(int order, int ta, int tb, int m, int n, int k, const void *alpha,
+                           const void *a, int lda, const void *b, int ldb, const void *beta,
+                           void *c, int ldc);
+struct ComplexGemms {
+  CblasGemm c = nullptr, z = nullptr;
+  ComplexGemms() {
+    if (void *h = dlopen(STRATA_LAPACK_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)) {
+      c = reinterpret_cast<CblasGemm>(dlsym(h, "cblas_cgemm"));
+      z = reinterpret_cast<CblasGemm>(dlsym(h, "cblas_zgemm"));
+    }
+  }
+};
+const ComplexGemms &complex_gemms() {
+  static const ComplexGemms g;
+  return g;
+}
+
+/// One operand as CBLAS takes it in row-major order: transposed or not and its leading
+/// dimension; nullopt unless one stride is 1 and the other spans a whole row (or column).
+struct CblasOperand {
+  bool trans;
+  int64_t ld;
+};
+std::optional<CblasOperand> cblas_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  if (cs == 1 && rs >= std::max<int64_t>(1, cols))
+    return CblasOperand{false, rs};
+  if (rs == 1 && cs >= std::max<int64_t>(1, rows))
+    return CblasOperand{true, cs};
+  return std::nullopt;
+}
+
+/// c = alpha a b + beta c on OpenBLAS (with its own threads, as numpy runs it) when T is complex,
+/// the library is there and every operand has a CBLAS layout with c not transposed; false
+/// otherwise (nothing done).
+template <class T>
+bool openblas_complex_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> a,
+                           StridedMatrix<const T> b, T beta, StridedMatrix<T> c) {
+  if constexpr (!std::is_same_v<T, std::complex<float>> &&
+                !std::is_same_v<T, std::complex<double>>) {
+    return false;
+  } else {
+    CblasGemm fn = std::is_same_v<T, std::complex<float>> ? complex_gemms().c : complex_gemms().z;
+    auto pa = cblas_operand(m, k, a.row_stride, a.col_stride);
+    auto pb = cblas_operand(k, n, b.row_stride, b.col_stride);
+    auto pc = cblas_operand(m, n, c.row_stride, c.col_stride);
+    if (!fn || !pa || !pb || !pc || pc->trans || k <= 0)
+      return false;
+    for (int64_t v : {m, n, k, pa->ld, pb->ld, pc->ld})
+      if (v > INT_MAX)
+        return false;
+    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+    auto i = [](int64_t v) { return static_cast<int>(v); };
+    fn(kRowMajor, pa->trans ? kTrans : kNoTrans, pb->trans ? kTrans : kNoTrans, i(m), i(n), i(k),
+       &alpha, a.data, i(pa->ld), b.data, i(pb->ld), &beta, c.data, i(pc->ld));
+    return true;
+  }
+}
+
 } // namespace
 
 template <class T>
 void blis_gemm(int64_t m, int64_t n, int64_t k, T alpha, StridedMatrix<const T> a,
                StridedMatrix<const T> b, T beta, StridedMatrix<T> c) {
   if (m <= 0 || n <= 0)
+    return;
+  if (openblas_complex_gemm(m, n, k, alpha, a, b, beta, c))
     return;
   bool split_rows = m >= n;
   int64_t extent = split_rows ? m : n;

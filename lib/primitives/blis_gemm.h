@@ -14,7 +14,9 @@ template <class T> struct StridedMatrix {
 };
 
 /// c (m x n) = alpha * a (m x k) * b (k x n) + beta * c, for T = float, double,
-/// std::complex<float> or std::complex<double>.
+/// std::complex<float> or std::complex<double>. Complex products whose operands each have a unit
+/// stride run on OpenBLAS's cgemm/zgemm with its own threads (faster than BLIS's complex kernels:
+/// docs/decisions.md); the rest on BLIS as follows.
 ///
 /// Products of more than about 4 MFLOP are split into blocks of rows (or of columns, when n is
 /// the longer side) that run on Strata's thread pool, one single-threaded BLIS call each. BLIS's

@@ -553,13 +553,21 @@ void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, c
                   const GemmArg &b, const GemmArg &c, bool accumulate) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  if (dtype != DType::Float32 && dtype != DType::Float64)
-    fail("dot_general", "strided_gemm takes f32 or f64, got ", dtype_name(dtype));
+  if (dtype != DType::Float32 && dtype != DType::Float64 && !is_complex(dtype))
+    fail("dot_general", "strided_gemm takes f32, f64, c64 or c128, got ", dtype_name(dtype));
   auto one = [&](int64_t i) {
-    if (dtype == DType::Float32)
-      gemm_general<float>(m, n, k, a, b, c, i, accumulate);
-    else
-      gemm_general<double>(m, n, k, a, b, c, i, accumulate);
+    switch (dtype) {
+    case DType::Float32:
+      return gemm_general<float>(m, n, k, a, b, c, i, accumulate);
+    case DType::Float64:
+      return gemm_general<double>(m, n, k, a, b, c, i, accumulate);
+    case DType::Complex64:
+      return gemm_general<std::complex<float>>(m, n, k, a, b, c, i, accumulate);
+    case DType::Complex128:
+      return gemm_general<std::complex<double>>(m, n, k, a, b, c, i, accumulate);
+    default:
+      return;
+    }
   };
   for_each_product(batch, m, n, k, one);
 }

@@ -465,7 +465,7 @@ std::vector<AbstractValue> scatter_shape_rule(const char *op, bool add,
   const AbstractValue &operand = in[0], &indices = in[1], &updates = in[2];
   if (operand.dtype != updates.dtype)
     fail_kind(ErrorKind::Type, op, "operand and updates dtypes differ, for ", operands_str(in));
-  if (add && !(is_integer(operand.dtype) || is_floating(operand.dtype)))
+  if (add && !(is_integer(operand.dtype) || is_inexact(operand.dtype)))
     fail_kind(ErrorKind::Type, op, "expects a numeric operand, for ", operands_str(in));
   const auto &window_dims = params.get_ints("update_window_dims");
   const auto &inserted = params.get_ints("inserted_window_dims");

@@ -944,7 +944,7 @@ void scan_lines(ScanKind kind, DType dtype, const void *x, void *y, int64_t oute
                 int64_t inner, bool reverse) {
   AxisView v{outer, n, inner};
   auto run = [&]<class Op, bool AllowBool>() {
-    STRATA_DISPATCH(dtype, T, {
+    STRATA_DISPATCH_ALL(dtype, T, {
       if constexpr (AllowBool || !std::is_same_v<T, bool>)
         cum_kernel<Op>(static_cast<const T *>(x), static_cast<T *>(y), v, reverse);
     });

@@ -248,6 +248,32 @@ void sort_perm_at(const void *col, int64_t *perm, int64_t n, int64_t inner, Scra
   sort_perm_by(static_cast<const T *>(col), perm, n, inner, s);
 }
 
+/// One stable pass of the multi-key sort: operand `key` read from byte `offset` of each element,
+/// as a T at a stride of `stride` T's. A complex key is two passes on its parts (numpy's and
+/// XLA's lexicographic order: real part, then imaginary part; NaN parts after numbers).
+struct KeyPass {
+  PermSortFn sort;
+  size_t offset;
+  int64_t stride;
+  int64_t key;
+};
+template <class T> void add_key_passes(std::vector<KeyPass> &passes, int64_t key) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    // Pushed in the order they run: the imaginary part first, so the real part decides.
+    passes.push_back({&sort_perm_at<R>, sizeof(R), 2, key});
+    passes.push_back({&sort_perm_at<R>, 0, 2, key});
+  } else {
+    passes.push_back({&sort_perm_at<T>, 0, 1, key});
+  }
+}
+
+/// 16 bytes moved as a whole at the 8-byte alignment of complex128 (jit-compiled buffers promise
+/// no more).
+struct Bytes16 {
+  uint64_t w[2];
+};
+
 /// Copies element perm[j] of each line of `in` to element j of `out` (element size sz).
 template <class E>
 void apply_perm(const void *in, void *out, const int64_t *perm, int64_t n, int64_t inner) {
@@ -266,7 +292,7 @@ void apply_perm_sized(size_t sz, const void *in, void *out, const int64_t *perm,
   case 4:
     return apply_perm<uint32_t>(in, out, perm, n, inner);
   case 16:
-    return apply_perm<Bits128>(in, out, perm, n, inner);
+    return apply_perm<Bytes16>(in, out, perm, n, inner);
   default:
     return apply_perm<uint64_t>(in, out, perm, n, inner);
   }
@@ -281,7 +307,7 @@ void sort_lines(std::span<const SortOperand> operands, int64_t num_keys, int64_t
     return;
   auto line_base = [&](int64_t line) { return (line / inner) * n * inner + line % inner; };
   int64_t grain = std::max<int64_t>(1, kElementwiseGrain / n);
-  if (operands.size() == 1) {
+  if (operands.size() == 1 && !is_complex(operands[0].dtype)) {
     const SortOperand &op = operands[0];
     STRATA_DISPATCH(op.dtype, T, {
       const T *x = static_cast<const T *>(op.in);
@@ -297,12 +323,13 @@ void sort_lines(std::span<const SortOperand> operands, int64_t num_keys, int64_t
     });
     return;
   }
-  // Several operands: a permutation sorted by each key in turn from the last (every pass is
-  // stable, so earlier keys decide and later ones break their ties), applied to every operand.
-  std::vector<PermSortFn> sorts;
+  // Several operands (or complex keys): a permutation sorted by each key in turn from the last
+  // (every pass is stable, so earlier keys decide and later ones break their ties), applied to
+  // every operand.
+  std::vector<KeyPass> passes;
   std::vector<size_t> sizes;
-  for (int64_t k = 0; k < num_keys; ++k)
-    STRATA_DISPATCH(operands[k].dtype, T, sorts.push_back(&sort_perm_at<T>));
+  for (int64_t k = num_keys; k-- > 0;)
+    STRATA_DISPATCH_ALL(operands[k].dtype, T, add_key_passes<T>(passes, k));
   for (const SortOperand &op : operands)
     sizes.push_back(itemsize(op.dtype));
   parallel_for(lines, grain, [&](int64_t b, int64_t e) {
@@ -312,8 +339,10 @@ void sort_lines(std::span<const SortOperand> operands, int64_t num_keys, int64_t
     for (int64_t line = b; line < e; ++line) {
       int64_t base = line_base(line);
       std::iota(perm, perm + n, int64_t{0});
-      for (int64_t k = num_keys; k-- > 0;)
-        sorts[k](static_cast<const uint8_t *>(operands[k].in) + base * sizes[k], perm, n, inner, s);
+      for (const KeyPass &kp : passes)
+        kp.sort(static_cast<const uint8_t *>(operands[kp.key].in) + base * sizes[kp.key] +
+                    kp.offset,
+                perm, n, inner * kp.stride, s);
       for (size_t o = 0; o < operands.size(); ++o)
         apply_perm_sized(sizes[o], static_cast<const uint8_t *>(operands[o].in) + base * sizes[o],
                          static_cast<uint8_t *>(operands[o].out) + base * sizes[o], perm, n, inner);

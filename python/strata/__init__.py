@@ -366,15 +366,23 @@ class _IndexUpdateRef:
 
     def min(self, values):
         x = self.x
-        hi = _np.inf if x.dtype.kind == "f" or x.dtype == numpy.bfloat16 else \
-            _np.iinfo(_np.dtype(x.dtype)).max
+        hi = _extremum_identity(x.dtype, _np.inf, "max")
         return numpy.reshape(self._combine(values, numpy.ravel(x), hi, numpy.minimum), x.shape)
 
     def max(self, values):
         x = self.x
-        lo = -_np.inf if x.dtype.kind == "f" or x.dtype == numpy.bfloat16 else \
-            _np.iinfo(_np.dtype(x.dtype)).min
+        lo = _extremum_identity(x.dtype, -_np.inf, "min")
         return numpy.reshape(self._combine(values, numpy.ravel(x), lo, numpy.maximum), x.shape)
+
+
+def _extremum_identity(dtype, inf, bound):
+    """The identity of min (inf, bound "max") or max (-inf, "min") on dtype: complex numbers
+    order lexicographically, so inf in both parts; integers take their extreme value."""
+    if dtype.kind == "c":
+        return complex(inf, inf)
+    if dtype.kind == "f" or dtype == numpy.bfloat16:
+        return inf
+    return getattr(_np.iinfo(_np.dtype(dtype)), bound)
 
 
 def _fold(op, spread):

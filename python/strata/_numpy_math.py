@@ -90,7 +90,7 @@ def fix(x, out=None):
 
 def clip(arr_=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """arr_ limited to [min, max] (either may be None); a, a_min, a_max are numpy's older
-    names."""
+    names. Complex values raise ValueError, as JAX's clip."""
     if a is not None:
         if arr_ is not None:
             raise TypeError("[clip] pass the array once (positionally or as a)")
@@ -105,6 +105,13 @@ def clip(arr_=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
         max = a_max
     if arr_ is None:
         raise TypeError("[clip] missing the array argument")
+    if any(isinstance(t, complex) or iscomplexobj(t) for t in (arr_, min, max)):
+        # JAX's error: max/min order complex numbers lexicographically, numpy's clip does not.
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.")
     x = arr(arr_)
     if min is not None:
         x = _c.maximum(min, x)

@@ -19,20 +19,25 @@
 #include "strata/export.h"
 
 /// strata-linalg-to-blas's call: c (+)= a * b with strides in elements (see
-/// strata/internal/blas.h). Exported (in libstrata_jit) so that mlir-runner can run
-/// strata-lower-to-cpu's output too (test/Transforms/strata-lower-to-cpu-exec.mlir); jit resolves
-/// it through its symbol table.
+/// strata/internal/blas.h); `bits` is the element width of a float type (32, 64) or, negated,
+/// of a complex one (-64: complex64, -128: complex128). Exported (in libstrata_jit) so that
+/// mlir-runner can run strata-lower-to-cpu's output too
+/// (test/Transforms/strata-lower-to-cpu-exec.mlir); jit resolves it through its symbol table.
 extern "C" STRATA_EXPORT void strata_rt_gemm(int64_t bits, int64_t batch, int64_t m, int64_t n,
                                              int64_t k, int64_t a, int64_t a_off, int64_t a_bs,
                                              int64_t a_rs, int64_t a_cs, int64_t b, int64_t b_off,
                                              int64_t b_bs, int64_t b_rs, int64_t b_cs, int64_t c,
                                              int64_t c_off, int64_t c_bs, int64_t c_rs,
                                              int64_t c_cs, int64_t accumulate) {
-  int64_t size = bits / 8;
+  int64_t size = (bits < 0 ? -bits : bits) / 8;
   auto at = [size](int64_t p, int64_t off) { return reinterpret_cast<void *>(p + off * size); };
+  using strata::DType;
   using strata::GemmArg;
-  strata::strided_gemm(bits == 32 ? strata::DType::Float32 : strata::DType::Float64, batch, m, n, k,
-                       GemmArg{at(a, a_off), a_bs, a_rs, a_cs},
+  DType dtype = bits == 32    ? DType::Float32
+                : bits == 64  ? DType::Float64
+                : bits == -64 ? DType::Complex64
+                              : DType::Complex128;
+  strata::strided_gemm(dtype, batch, m, n, k, GemmArg{at(a, a_off), a_bs, a_rs, a_cs},
                        GemmArg{at(b, b_off), b_bs, b_rs, b_cs},
                        GemmArg{at(c, c_off), c_bs, c_rs, c_cs}, accumulate != 0);
 }

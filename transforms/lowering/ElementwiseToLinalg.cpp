@@ -378,6 +378,11 @@ Value emitComplex(OpBuilder &b, Location loc, Operation *op, ValueRange a, bool 
       .Case<st::EqOp>([&](auto) { return complex::EqualOp::create(b, loc, x, a[1]); })
       .Case<st::NeOp>([&](auto) { return complex::NotEqualOp::create(b, loc, x, a[1]); })
       .Case<st::SelectOp>([&](auto) { return arith::SelectOp::create(b, loc, a[0], a[1], a[2]); })
+      // Lexicographic and NaN-propagating, as libstrata's (ScalarSemantics.cpp).
+      .Case<st::MaxOp>([&](auto) { return emitMax(b, loc, x, a[1], false); })
+      .Case<st::MinOp>([&](auto) { return emitMin(b, loc, x, a[1], false); })
+      .Case<st::ClampOp>(
+          [&](auto) { return emitMin(b, loc, emitMax(b, loc, a[1], a[0], false), a[2], false); })
       .Case<st::NegOp>([&](auto) { return complex::NegOp::create(b, loc, x); })
       .Case<st::AbsOp>([&](auto) { return complex::AbsOp::create(b, loc, x); })
       .Case<st::SignOp>([&](auto) { return complex::SignOp::create(b, loc, x); })

@@ -1,5 +1,5 @@
 // gather => a linalg.generic reading through tensor.extract; scatter/scatter_add => an scf.for of
-// slice updates.
+// slice updates (real and complex elements alike).
 #include "transforms/lowering/Lowering.h"
 
 #include "dialects/strata/StrataOps.h"
@@ -41,7 +41,7 @@ struct GatherToGeneric : OpRewritePattern<st::GatherOp> {
     ArrayRef<int64_t> offsetDims = op.getOffsetDims(), collapsed = op.getCollapsedSliceDims();
     ArrayRef<int64_t> startMap = op.getStartIndexMap(), sizes = op.getSliceSizes();
     int64_t rank = opType.getRank(), outRank = type.getRank();
-    if (!hasLowerableTypes(op) || !validIndices(op.getIndices()) ||
+    if (!hasMovableTypes(op) || !validIndices(op.getIndices()) ||
         static_cast<int64_t>(sizes.size()) != rank ||
         static_cast<int64_t>(startMap.size()) != tensorOf(op.getIndices()).getShape().back() ||
         static_cast<int64_t>(offsetDims.size() + collapsed.size()) != rank)
@@ -89,7 +89,7 @@ template <typename OpTy> struct ScatterToLoop : OpRewritePattern<OpTy> {
     ArrayRef<int64_t> windowDims = op.getUpdateWindowDims(), inserted = op.getInsertedWindowDims();
     ArrayRef<int64_t> toOperand = op.getScatterDimsToOperandDims();
     int64_t rank = type.getRank();
-    if (!hasLowerableTypes(op) || !validIndices(op.getIndices()) ||
+    if (!hasMovableTypes(op) || !validIndices(op.getIndices()) ||
         static_cast<int64_t>(toOperand.size()) != idxType.getShape().back() ||
         static_cast<int64_t>(windowDims.size() + inserted.size()) != rank ||
         upType.getRank() != idxType.getRank() - 1 + static_cast<int64_t>(windowDims.size()) ||

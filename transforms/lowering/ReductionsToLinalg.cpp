@@ -20,10 +20,9 @@ template <typename OpTy> struct ReduceToLinalg : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     Operation *o = op.getOperation();
-    // Complex values have sums and products, no order.
-    bool complexMonoid =
-        (*monoidOf(o) == Monoid::Sum || *monoidOf(o) == Monoid::Prod) && hasMovableTypes(o);
-    if (!hasLowerableTypes(o) && !complexMonoid)
+    // Complex values have sums and products, and max/min in libstrata's lexicographic order
+    // (emitMax/emitMin).
+    if (!hasLowerableTypes(o) && !hasMovableTypes(o))
       return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
     if (op.getAxes().empty()) {
       rewriter.replaceOp(op, op.getOperand());

@@ -62,9 +62,47 @@ Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, Monoid m) 
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
-/// Max/min of two scalars: NaN-propagating for floats; unsigned for bool and uiN.
+namespace {
+
+/// Whether complex `z` has a NaN part (libstrata's is_nan of a complex number).
+Value complexIsNan(OpBuilder &b, Location loc, Value z) {
+  return arith::OrIOp::create(b, loc, isNan(b, loc, complex::ReOp::create(b, loc, z)),
+                              isNan(b, loc, complex::ImOp::create(b, loc, z)));
+}
+
+/// `a > c` (or `a < c`) on complex numbers in XLA's lexicographic order: by real part, then by
+/// imaginary part; false when a part is NaN.
+Value complexGreater(OpBuilder &b, Location loc, Value a, Value c, bool greater) {
+  Value ar = complex::ReOp::create(b, loc, a), ai = complex::ImOp::create(b, loc, a);
+  Value cr = complex::ReOp::create(b, loc, c), ci = complex::ImOp::create(b, loc, c);
+  auto pred = greater ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
+  Value reBetter = arith::CmpFOp::create(b, loc, pred, ar, cr);
+  Value reEqual = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, ar, cr);
+  Value imBetter = arith::CmpFOp::create(b, loc, pred, ai, ci);
+  return arith::OrIOp::create(b, loc, reBetter, arith::AndIOp::create(b, loc, reEqual, imBetter));
+}
+
+/// libstrata's complex max (min): x if it has a NaN part, else y if it has one, else the
+/// lexicographically greater (smaller), y on ties.
+Value complexExtremum(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
+  Value takeX = arith::OrIOp::create(
+      b, loc, complexIsNan(b, loc, x),
+      arith::AndIOp::create(
+          b, loc,
+          arith::XOrIOp::create(b, loc, complexIsNan(b, loc, y),
+                                arith::ConstantOp::create(b, loc, b.getBoolAttr(true))),
+          complexGreater(b, loc, x, y, isMax)));
+  return arith::SelectOp::create(b, loc, takeX, x, y);
+}
+
+} // namespace
+
+/// Max/min of two scalars: NaN-propagating for floats (and complex numbers, ordered
+/// lexicographically); unsigned for bool and uiN.
 Value emitMax(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   Type t = x.getType();
+  if (isa<ComplexType>(t))
+    return complexExtremum(b, loc, x, y, /*isMax=*/true);
   if (isa<FloatType>(t))
     return arith::MaximumFOp::create(b, loc, x, y);
   if (uns || t.isInteger(1))
@@ -73,6 +111,8 @@ Value emitMax(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
 }
 Value emitMin(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   Type t = x.getType();
+  if (isa<ComplexType>(t))
+    return complexExtremum(b, loc, x, y, /*isMax=*/false);
   if (isa<FloatType>(t))
     return arith::MinimumFOp::create(b, loc, x, y);
   if (uns || t.isInteger(1))
@@ -114,6 +154,8 @@ Value emitMonoid(OpBuilder &b, Location loc, Monoid m, Value x, Value y, bool un
 
 /// `a > b` (or `a < b` when !greater): ordered for floats, unsigned for bool and uiN.
 Value emitGreater(OpBuilder &b, Location loc, Value a, Value c, bool uns, bool greater) {
+  if (isa<ComplexType>(a.getType()))
+    return complexGreater(b, loc, a, c, greater);
   if (isa<FloatType>(a.getType()))
     return arith::CmpFOp::create(
         b, loc, greater ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, c);
@@ -124,6 +166,8 @@ Value emitGreater(OpBuilder &b, Location loc, Value a, Value c, bool uns, bool g
 }
 
 Value isNan(OpBuilder &b, Location loc, Value x) {
+  if (isa<ComplexType>(x.getType()))
+    return complexIsNan(b, loc, x);
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
 }
 
@@ -131,7 +175,7 @@ Value isNan(OpBuilder &b, Location loc, Value x) {
 /// strictly better or NaN, else takes `v` (so NaN propagates and ties take the newer value).
 Value emitScanExtremum(OpBuilder &b, Location loc, Value acc, Value v, bool uns, bool isMax) {
   Value keep = emitGreater(b, loc, acc, v, uns, isMax);
-  if (isa<FloatType>(acc.getType()))
+  if (isa<FloatType, ComplexType>(acc.getType()))
     keep = arith::OrIOp::create(b, loc, keep, isNan(b, loc, acc));
   return arith::SelectOp::create(b, loc, keep, acc, v);
 }

@@ -23,15 +23,17 @@ Value emitAtan2(OpBuilder &b, Location loc, Value y, Value x);
 Value reductionIdentity(OpBuilder &b, Location loc, Type t, bool uns, Monoid m);
 /// `x` and `y` combined by monoid `m` (emitAdd, emitMul, emitMax or emitMin).
 Value emitMonoid(OpBuilder &b, Location loc, Monoid m, Value x, Value y, bool uns);
-/// Max/min of two scalars: NaN-propagating for floats; unsigned for bool and uiN.
+/// Max/min of two scalars: NaN-propagating for floats and complex numbers (ordered
+/// lexicographically, as XLA's); unsigned for bool and uiN.
 Value emitMax(OpBuilder &b, Location loc, Value x, Value y, bool uns);
 Value emitMin(OpBuilder &b, Location loc, Value x, Value y, bool uns);
 /// x + y and x * y; on bool, or and and.
 Value emitAdd(OpBuilder &b, Location loc, Value x, Value y);
 Value emitMul(OpBuilder &b, Location loc, Value x, Value y);
-/// `a > b` (or `a < b` when !greater): ordered for floats, unsigned for bool and uiN.
+/// `a > b` (or `a < b` when !greater): ordered for floats, lexicographic for complex numbers,
+/// unsigned for bool and uiN.
 Value emitGreater(OpBuilder &b, Location loc, Value a, Value c, bool uns, bool greater);
-/// Whether float `x` is NaN.
+/// Whether float `x` is NaN (complex `x`: either part).
 Value isNan(OpBuilder &b, Location loc, Value x);
 /// libstrata's running max/min step: keeps `acc` when it is strictly better or NaN, else
 /// takes `v` (NaN propagates and ties take the newer value).

@@ -6,6 +6,7 @@
 #include "dialects/strata/StrataOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -21,7 +22,8 @@ namespace {
 /// cumsum/cumprod/cummax/cummin => an scf.for along the axis (reversed when `reverse`)
 /// carrying the running value of every other position: each step is one linalg.generic
 /// that combines a slice into the carry and writes the slice of the result, in libstrata's
-/// order. Floating sums and products carry f64, as libstrata's scans do.
+/// order. Floating sums and products carry f64, as libstrata's scans do (complex ones their own
+/// type).
 template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
@@ -32,7 +34,7 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
     if (axis < 0)
       axis += rank;
     Type elem = type.getElementType();
-    if (!hasLowerableTypes(op) || axis < 0 || axis >= rank || (isSumOrProd && elem.isInteger(1)))
+    if (!hasMovableTypes(op) || axis < 0 || axis >= rank || (isSumOrProd && elem.isInteger(1)))
       return rewriter.notifyMatchFailure(op, "needs static tensors and a valid axis");
     int64_t n = type.getDimSize(axis);
     if (type.getNumElements() == 0) {
@@ -85,11 +87,30 @@ template <typename OpTy> struct CumulativeToLoop : OpRewritePattern<OpTy> {
   }
 };
 
-/// Whether an element with keys `x` sorts before one with keys `y` (lexicographically, NaN after
-/// every number and equal to NaN, unsigned keys where `uns` says), or, with all keys equal,
-/// `tie`.
-Value emitSortsBefore(OpBuilder &b, Location l, ValueRange x, ValueRange y, ArrayRef<bool> uns,
+/// The keys a sort compares: each complex key as its real and then its imaginary part (the
+/// lexicographic order of numpy, XLA and libstrata), `uns` widened to match.
+void splitComplexKeys(OpBuilder &b, Location l, ValueRange keys, ArrayRef<bool> uns,
+                      SmallVectorImpl<Value> &parts, SmallVectorImpl<bool> &partUns) {
+  for (auto [k, v] : llvm::enumerate(keys)) {
+    if (isa<ComplexType>(v.getType())) {
+      parts.append({complex::ReOp::create(b, l, v), complex::ImOp::create(b, l, v)});
+      partUns.append({false, false});
+    } else {
+      parts.push_back(v);
+      partUns.push_back(uns[k]);
+    }
+  }
+}
+
+/// Whether an element with keys `xs` sorts before one with keys `ys` (lexicographically, NaN
+/// after every number and equal to NaN, complex keys by real then imaginary part, unsigned keys
+/// where `keyUns` says), or, with all keys equal, `tie`.
+Value emitSortsBefore(OpBuilder &b, Location l, ValueRange xs, ValueRange ys, ArrayRef<bool> keyUns,
                       Value tie) {
+  SmallVector<Value> x, y;
+  SmallVector<bool> uns, unused;
+  splitComplexKeys(b, l, xs, keyUns, x, uns);
+  splitComplexKeys(b, l, ys, keyUns, y, unused);
   Value before = tie;
   for (int64_t k = static_cast<int64_t>(x.size()) - 1; k >= 0; --k) {
     Value xk = x[k], yk = y[k];
@@ -113,10 +134,11 @@ Value emitSortsBefore(OpBuilder &b, Location l, ValueRange x, ValueRange y, Arra
 }
 
 /// The lines a sort lowered to linalg orders: a match failure (reported) unless its operands are
-/// static tensors of float/integer elements of one shape with a valid dimension and num_keys.
+/// static tensors of float/integer/complex elements of one shape with a valid dimension and
+/// num_keys.
 FailureOr<SortLines> loweredSortLines(st::SortOp op, PatternRewriter &rewriter) {
   ValueRange inputs = op.getInputs();
-  if (inputs.empty() || !hasLowerableTypes(op))
+  if (inputs.empty() || !hasMovableTypes(op))
     return rewriter.notifyMatchFailure(op, "needs static tensors of float/integer elements");
   std::optional<SortLines> lines =
       sortLines(inputs, op.getDimensionAttr().getInt(), op.getNumKeysAttr().getInt());
@@ -248,8 +270,10 @@ struct SortToBitonic : OpRewritePattern<st::SortOp> {
     for (Value in : inputs) {
       Type elem = elementOf(in);
       uns.push_back(elem.isUnsignedInteger());
-      Value zero =
-          fromSignless(rewriter, loc, scalarConst(rewriter, loc, signlessOf(elem), 0, 0), elem);
+      Value zero = isa<ComplexType>(elem)
+                       ? reductionIdentity(rewriter, loc, elem, false, Monoid::Sum)
+                       : fromSignless(rewriter, loc,
+                                      scalarConst(rewriter, loc, signlessOf(elem), 0, 0), elem);
       Value init = makeInit(rewriter, loc, RankedTensorType::get(padded, elem), zero);
       work.push_back(tensor::InsertSliceOp::create(rewriter, loc, in, init, zeros, sizes, ones));
     }

@@ -1,5 +1,5 @@
-// The CPU BLAS entry that compiled code calls for float contractions (jit's CPU backend):
-// general strides, so transposed and sliced operands need no copy.
+// The CPU BLAS entry that compiled code calls for float and complex contractions (jit's CPU
+// backend): general strides, so transposed and sliced operands need no copy.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,8 @@ struct GemmArg {
 };
 
 /// c[i] (m x n) += a[i] (m x k) * b[i] (k x n) for i < batch (c[i] = ... when !accumulate), on
-/// float32 or float64, through BLIS with libstrata's per-call thread count. Other dtypes throw.
+/// float32, float64, complex64 or complex128, through BLIS with libstrata's per-call thread
+/// count. Other dtypes throw.
 STRATA_EXPORT void strided_gemm(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
                                 const GemmArg &a, const GemmArg &b, const GemmArg &c,
                                 bool accumulate = true);

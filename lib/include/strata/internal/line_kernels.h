@@ -19,9 +19,10 @@ struct SortOperand {
 
 /// Sorts every line (the n elements at a fixed outer and inner position) of all operands by the
 /// same permutation: lexicographically by the first num_keys operands, NaN after every number
-/// (NaNs equal to each other, -0.0 equal to 0.0), ties kept in input order (stable). Single-key
-/// sorts of numbers run an LSD radix sort on the keys' order-preserving bit patterns; lines are
-/// sorted in parallel. Outputs must not overlap the inputs.
+/// (NaNs equal to each other, -0.0 equal to 0.0), complex keys by real then imaginary part, ties
+/// kept in input order (stable). Single-key sorts of real numbers run an LSD radix sort on the
+/// keys' order-preserving bit patterns; lines are sorted in parallel. Outputs must not overlap the
+/// inputs.
 STRATA_EXPORT void sort_lines(std::span<const SortOperand> operands, int64_t num_keys,
                               int64_t outer, int64_t n, int64_t inner);
 
