@@ -271,8 +271,9 @@ std::vector<float> reversed_weights(const ConvProblem &p, const float *rhs) {
 
 std::string key_of(const ConvProblem &p, Form form, const ConvEpilogue &epilogue) {
   std::ostringstream os;
-  os << (epilogue.bias != nullptr) << ',' << static_cast<int>(epilogue.act) << ',' << epilogue.alpha
-     << ',' << epilogue.beta << ';';
+  // Exact parameters: two slopes that print alike must not share a primitive.
+  os << (epilogue.bias != nullptr) << ',' << static_cast<int>(epilogue.act) << ',' << std::hexfloat
+     << epilogue.alpha << ',' << epilogue.beta << std::defaultfloat << ';';
   auto put = [&](const std::vector<int64_t> &v) {
     for (int64_t x : v)
       os << x << ',';

@@ -167,3 +167,16 @@ def test_elu_folds_only_its_bias():
     want = F.elu(F.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), padding=1)).numpy()
     np.testing.assert_allclose(np.asarray(strata.jit(layer)(x, w, b)), want, rtol=1e-5,
                                atol=1e-5)
+
+
+def test_slopes_that_print_alike_get_their_own_oneDNN_primitive():
+    x = np.ones((1, 4, 5, 5), np.float32)
+    w = np.full((2, 4, 3, 3), -3.0, np.float32)
+    want_conv = F.conv2d(torch.tensor(x, dtype=torch.float64),
+                         torch.tensor(w, dtype=torch.float64), padding=1).numpy()
+    for slope in (0.1, 0.1000004):
+        def layer(x, w):
+            return nn.leaky_relu(lax.conv_general_dilated(x, w, (1, 1), "SAME"), slope)
+        assert fused_call(layer, x, w)
+        want = np.where(want_conv >= 0, want_conv, want_conv * np.float32(slope))
+        np.testing.assert_allclose(np.asarray(strata.jit(layer)(x, w)), want, rtol=3e-7)
