@@ -52,25 +52,10 @@ GpuExecutable::~GpuExecutable() {
   cuda::clear_pending_error();
 }
 
-namespace {
-
-/// The GPU pipeline has no FFT lowering: say so before it meets one.
-void reject_fft(mlir::ModuleOp module, const std::string &name) {
-  bool found = false;
-  module.walk(
-      [&](mlir::Operation *op) { found = found || op->getName().getStringRef() == "strata.fft"; });
-  if (found)
-    throw Error("[jit] " + name + ": fft is compiled for the CPU only; run the function on the CPU",
-                ErrorKind::Type);
-}
-
-} // namespace
-
 std::unique_ptr<GpuExecutable> GpuExecutable::compile(StagedFunction staged,
                                                       const std::string &name,
                                                       const GpuTarget &target, StageTexts *stages,
                                                       const std::string &stop_after) {
-  reject_fft(*staged.module, name);
   std::unique_ptr<llvm::MemoryBuffer> object = detail::compile_or_load(
       *staged.module, gpu_stages(target), "gpu " + target.str(), name, stages, stop_after);
   if (!object)

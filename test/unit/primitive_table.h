@@ -731,7 +731,6 @@ inline std::vector<Row> make_rows() {
                                          lax::fft(odd, "IRFFT", {5}),
                                          lax::imag(d)};
              }};
-    r.not_compiled_gpu = "the GPU pipeline has no FFT lowering";
     add(r);
   }
   // ---- Windowed reductions (lib/primitives/window.cpp): 1-D to 3-D operands under strides,
