@@ -1,8 +1,10 @@
 """Benchmarks of the primitive families (convolution, pooling, linear algebra, FFT), each beside
 its peer in the same run, as JSON records in the format of bench/bench_util.h's record():
-conv2d forward+backward against PyTorch 1.13 with the same threads, pooling forward+backward
-against PyTorch, cholesky / solve / svd / eigh against numpy's LAPACK (512x512 f64 and a batch of
-64 32x32), rfft and fft2 against numpy.fft. Every workload is also run eagerly (its
+conv2d forward+backward against PyTorch 1.13 with the same threads, conv2d + bias + relu
+forward (the epilogue folded into the convolution) against PyTorch, pooling forward+backward
+against PyTorch, cholesky / solve / svd / eigh / eig against numpy's LAPACK (512x512 f64 (eig
+256) and a batch of 64 32x32), rfft and fft2 against numpy.fft, a complex64 matmul against
+numpy. Every workload is also run eagerly (its
 `jit_vs_eager_*` record), and with STRATA_BENCH_SMOKE=1 each runs once at small sizes with its
 jitted result checked against the eager one (test/python/test_bench_workloads.py).
 
@@ -45,6 +47,25 @@ def bench_conv2d():
     jit_and_eager("conv2d_3x3_64x64_b32_fwd_bwd", fwd_bwd, (x, w), peer,
                   "PyTorch 1.13 conv2d forward+backward (same threads, same run)",
                   "value and both gradients", target_ratio=1.0)
+
+    b = rng.standard_normal((c,), dtype=np.float32)
+
+    def layer(x, w, b):
+        y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                     dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        return jnp.maximum(y + b[None, :, None, None], 0.0)
+
+    peer = None
+    if torch is not None:
+        tx, tw, tb = torch.tensor(x), torch.tensor(w), torch.tensor(b)
+
+        def fwd():
+            with torch.no_grad():
+                torch.relu(torch.nn.functional.conv2d(tx, tw, tb, padding=1))
+        peer = time_per_call(fwd, 1, 5) * 1e3
+    jit_and_eager("conv2d_3x3_64x64_b32_bias_relu_fwd", layer, (x, w, b), peer,
+                  "PyTorch 1.13 conv2d(bias) + relu forward (same threads, same run)",
+                  "bias and relu folded into the convolution under jit")
 
 
 def bench_pooling():
@@ -107,8 +128,25 @@ def bench_linalg():
                 jit_and_eager(f"{name}_{label}_f64", fn, (a, b), peer,
                               "numpy 1.24 linalg (its LAPACK, same run)", "f64",
                               target_ratio=1.2)
+        n = size(256, 8)
+        for label, a in (("256", rng.standard_normal((n, n))),
+                         ("64x32", rng.standard_normal((size(64, 3), size(32, 4), size(32, 4))))):
+            peer = None if SMOKE else time_per_call(lambda: np.linalg.eigvals(a), 1, 5) * 1e3
+            jit_and_eager(f"eigvals_{label}_f64", jnp.linalg.eigvals, (a,), peer,
+                          "numpy 1.24 linalg.eigvals (LAPACK geev, same run)", "f64 -> c128")
     finally:
         strata.config.update("jax_enable_x64", bool(prev))
+
+
+def bench_complex():
+    """A 512x512 complex64 matmul against numpy (both on OpenBLAS's cgemm)."""
+    rng = np.random.default_rng(4)
+    m = size(512, 8)
+    a, b = ((rng.standard_normal((m, m)) + 1j * rng.standard_normal((m, m))).astype(np.complex64)
+            for _ in range(2))
+    peer = None if SMOKE else time_per_call(lambda: a @ b, 1, 5) * 1e3
+    jit_and_eager("matmul_512_c64", jnp.matmul, (a, b), peer, "numpy 1.24 matmul (same run)",
+                  "complex64", target_ratio=1.2)
 
 
 def bench_fft():
@@ -130,7 +168,8 @@ def bench_fft():
 BENCHES = [("conv2d", bench_conv2d),
            ("pooling", bench_pooling),
            ("linalg", bench_linalg),
-           ("fft", bench_fft)]
+           ("fft", bench_fft),
+           ("complex", bench_complex)]
 
 
 if __name__ == "__main__":
