@@ -19,8 +19,8 @@ using internal::lapack;
 using internal::lapack_complex;
 using internal::run_lapack_batch;
 
-template <class T> struct is_cplx : std::false_type {};
-template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
+using internal::is_cplx;
+using internal::with_workspace;
 
 /// The real type of T (T itself for float and double).
 template <class T> struct real_of {
@@ -79,11 +79,6 @@ template <class F> void dispatch(DType dtype, const char *op, F &&f) {
 
 double cube(int64_t n) { return static_cast<double>(n) * static_cast<double>(n) * n; }
 
-/// A workspace size from LAPACK's query answer (its first work entry).
-template <class T> int work_size(T answer) {
-  return std::max(1, static_cast<int>(std::real(answer)));
-}
-
 /// Real geev's packed eigenvectors (column-major n x n, ld n) => complex ones, row-major: a
 /// pair of conjugate eigenvalues j, j+1 (wi[j] > 0) stores v_j = x + iy in columns j and j+1.
 template <class R> void unpack_vectors(const R *v, const R *wi, std::complex<R> *out, int64_t n) {
@@ -124,7 +119,6 @@ void linalg_eig(DType dtype, int64_t batch, int64_t n, const void *a, void *w, v
       for (int64_t b = b0; b < b1; ++b) {
         to_col_major(src + b * n * n, f.data(), n, n);
         int info = all_finite(f.data(), n * n) ? 0 : 1, lwork = -1;
-        T size = 0;
         C *wb = W + b * n;
         auto call = [&](T *wk) {
           if constexpr (is_cplx<T>::value)
@@ -135,11 +129,7 @@ void linalg_eig(DType dtype, int64_t batch, int64_t n, const void *a, void *w, v
                              &ldvl, rv.data(), &ldvr, wk, &lwork, &info);
         };
         if (info == 0) {
-          call(&size);
-          lwork = work_size(size);
-          if (work.size() < static_cast<size_t>(lwork))
-            work.resize(static_cast<size_t>(lwork));
-          call(work.data());
+          with_workspace(work, lwork, call);
         }
         if (info != 0) {
           fill_nan(wb, n);
@@ -186,7 +176,6 @@ void linalg_schur(DType dtype, int64_t batch, int64_t n, const void *a, void *t,
       for (int64_t b = b0; b < b1; ++b) {
         to_col_major(src + b * n * n, f.data(), n, n);
         int info = all_finite(f.data(), n * n) ? 0 : 1, lwork = -1, sdim = 0;
-        T size = 0;
         auto call = [&](T *wk) {
           if constexpr (is_cplx<T>::value)
             lapack_complex<T>().gees(&jobvs, &sort, nullptr, &N, f.data(), &N, &sdim, w.data(),
@@ -197,11 +186,7 @@ void linalg_schur(DType dtype, int64_t batch, int64_t n, const void *a, void *t,
                              v.data(), &ldvs, wk, &lwork, bwork.data(), &info);
         };
         if (info == 0) {
-          call(&size);
-          lwork = work_size(size);
-          if (work.size() < static_cast<size_t>(lwork))
-            work.resize(static_cast<size_t>(lwork));
-          call(work.data());
+          with_workspace(work, lwork, call);
         }
         if (info != 0) {
           fill_nan(TT + b * n * n, n * n);
@@ -231,18 +216,13 @@ void linalg_hessenberg(DType dtype, int64_t batch, int64_t n, const void *a, voi
       for (int64_t b = b0; b < b1; ++b) {
         to_col_major(src + b * n * n, f.data(), n, n);
         int info = 0, lwork = -1;
-        T size = 0;
         auto call = [&](T *wk) {
           if constexpr (is_cplx<T>::value)
             lapack_complex<T>().gehrd(&N, &ilo, &ihi, f.data(), &N, tau.data(), wk, &lwork, &info);
           else
             lapack<T>().gehrd(&N, &ilo, &ihi, f.data(), &N, tau.data(), wk, &lwork, &info);
         };
-        call(&size);
-        lwork = work_size(size);
-        if (work.size() < static_cast<size_t>(lwork))
-          work.resize(static_cast<size_t>(lwork));
-        call(work.data());
+        with_workspace(work, lwork, call);
         from_col_major(f.data(), H + b * n * n, n, n);
         std::copy(tau.begin(), tau.begin() + k, TAU + b * k);
       }
@@ -268,18 +248,13 @@ void linalg_householder_product(DType dtype, int64_t batch, int64_t m, int64_t n
         to_col_major(src + b * m * n, f.data(), m, n);
         std::copy(TAU + b * k, TAU + (b + 1) * k, tau.begin());
         int info = 0, lwork = -1;
-        T size = 0;
         auto call = [&](T *wk) {
           if constexpr (is_cplx<T>::value)
             lapack_complex<T>().ungqr(&M, &N, &K, f.data(), &M, tau.data(), wk, &lwork, &info);
           else
             lapack<T>().orgqr(&M, &N, &K, f.data(), &M, tau.data(), wk, &lwork, &info);
         };
-        call(&size);
-        lwork = work_size(size);
-        if (work.size() < static_cast<size_t>(lwork))
-          work.resize(static_cast<size_t>(lwork));
-        call(work.data());
+        with_workspace(work, lwork, call);
         from_col_major(f.data(), Q + b * m * n, m, n);
       }
     });

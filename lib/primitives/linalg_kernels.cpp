@@ -19,8 +19,8 @@ using internal::lapack;
 using internal::lapack_complex;
 using internal::run_lapack_batch;
 
-template <class T> struct is_cplx : std::false_type {};
-template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
+using internal::is_cplx;
+using internal::with_workspace;
 /// The LAPACK table of T's precision and kind (real: d/s routines; complex: z/c).
 template <class T> const auto &fns() {
   if constexpr (is_cplx<T>::value)
@@ -218,28 +218,19 @@ void linalg_qr(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a, 
         }
         to_col_major(src + b * m * n, f.data(), m, n);
         int info = 0, lwork = -1;
-        T size = 0;
-        fns<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), &size, &lwork, &info);
-        lwork = std::max(1, static_cast<int>(std::real(size)));
-        if (work.size() < static_cast<size_t>(lwork))
-          work.resize(static_cast<size_t>(lwork));
-        fns<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), work.data(), &lwork, &info);
+        with_workspace(work, lwork, [&](T *wk) {
+          fns<T>().geqrf(&M, &N, f.data(), &ld, tau.data(), wk, &lwork, &info);
+        });
         for (int64_t i = 0; i < rr; ++i)
           for (int64_t j = 0; j < n; ++j)
             rb[i * n + j] = i <= j && i < m ? f[i + j * m] : T(0);
         std::copy(f.begin(), f.begin() + m * std::min(qc, n), qb.begin());
-        lwork = -1;
-        auto orgqr = [&](T *wk) {
+        with_workspace(work, lwork, [&](T *wk) {
           if constexpr (is_cplx<T>::value)
             fns<T>().ungqr(&M, &QC, &K, qb.data(), &ld, tau.data(), wk, &lwork, &info);
           else
             fns<T>().orgqr(&M, &QC, &K, qb.data(), &ld, tau.data(), wk, &lwork, &info);
-        };
-        orgqr(&size);
-        lwork = std::max(1, static_cast<int>(std::real(size)));
-        if (work.size() < static_cast<size_t>(lwork))
-          work.resize(static_cast<size_t>(lwork));
-        orgqr(work.data());
+        });
         from_col_major(qb.data(), m, qo, m, qc);
       }
     });
@@ -328,14 +319,10 @@ void linalg_svd(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a,
         }
         to_col_major(src + b * m * n, f.data(), m, n);
         int info = 0, lwork = -1;
-        T size = 0;
-        lapack<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
-                          &ldvt, &size, &lwork, iwork.data(), &info);
-        lwork = std::max(1, static_cast<int>(size));
-        if (work.size() < static_cast<size_t>(lwork))
-          work.resize(static_cast<size_t>(lwork));
-        lapack<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
-                          &ldvt, work.data(), &lwork, iwork.data(), &info);
+        with_workspace(work, lwork, [&](T *wk) {
+          lapack<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
+                            &ldvt, wk, &lwork, iwork.data(), &info);
+        });
         if (info != 0) {
           fill_nan(S + b * k, k);
           if (uv) {

@@ -1,6 +1,12 @@
-// Helpers shared by the jit composition tests: a small two-layer loss and its inputs (compiled
-// results are compared against eager ones with expect_matches).
+// Helpers shared by the jit tests: a small two-layer loss and its inputs (compiled results are
+// compared against eager ones with expect_matches), and byte-for-byte comparison of results.
 #pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "strata/jit.h"
 #include "test_util.h"
@@ -21,6 +27,18 @@ inline Array weights() {
 inline Array batch() {
   return make({1, 2, 3, 4, -1, 0.5, 0.25, 2, 0, 1, -2, 3, 0.1, 0.2, 0.3, 0.4, 2, -1, 0, 1}, {5, 4},
               float32);
+}
+
+/// Byte-for-byte equality of compiled and eager results (dtype, shape, then the bits).
+inline void expect_same_bits(const std::vector<Array> &got, const std::vector<Array> &want,
+                             const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].dtype(), want[i].dtype()) << what << " output " << i;
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << what << " output " << i;
+    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(want[i].nbytes())), 0)
+        << what << " output " << i << " differs from eager";
+  }
 }
 
 } // namespace strata::testutil

@@ -8,6 +8,7 @@
 
 #include "jit/Context.h"
 #include "jit/GpuExecutable.h"
+#include "jit_test_util.h"
 #include "primitive_table.h"
 #include "strata/jit.h"
 
@@ -25,17 +26,6 @@ std::vector<Array> run_jitted(const FlatFn &fn, const std::vector<Array> &in) {
   EXPECT_EQ(jf.stats().misses, 1);
   EXPECT_EQ(jf.stats().inline_calls, 0);
   return out;
-}
-
-void expect_same_bits(const std::vector<Array> &got, const std::vector<Array> &want,
-                      const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(got[i].dtype(), want[i].dtype()) << what << " output " << i;
-    ASSERT_EQ(got[i].shape(), want[i].shape()) << what << " output " << i;
-    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(want[i].nbytes())), 0)
-        << what << " output " << i << " differs from eager";
-  }
 }
 
 /// Parts with many ties (so the imaginary part decides often), signed zeros, infinities and NaNs.

@@ -12,6 +12,7 @@
 
 #include "jit/Context.h"
 #include "jit/GpuExecutable.h"
+#include "jit_test_util.h"
 #include "primitive_table.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "strata/device.h"
@@ -273,18 +274,6 @@ std::vector<std::string> row_names() {
   for (const auto &[n, r] : rows())
     names.push_back(n);
   return names;
-}
-
-/// Byte-for-byte equality of compiled and eager results (dtype, shape, then the bits).
-void expect_same_bits(const std::vector<Array> &got, const std::vector<Array> &want,
-                      const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(got[i].dtype(), want[i].dtype()) << what << " output " << i;
-    ASSERT_EQ(got[i].shape(), want[i].shape()) << what << " output " << i;
-    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(want[i].nbytes())), 0)
-        << what << " output " << i << " differs from eager";
-  }
 }
 
 /// Values with many ties, signed zeros, infinities and NaNs of both signs, as `dtype`.

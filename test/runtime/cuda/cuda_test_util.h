@@ -12,7 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cuda/CudaRuntime.h"
+#include "strata/error.h"
+
 namespace cudatest {
+
+/// The message of the CUDA runtime's recorded error (rethrow_pending_error), "" when none.
+inline std::string pending_message() {
+  try {
+    strata::cuda::rethrow_pending_error();
+  } catch (const strata::Error &e) {
+    return e.what();
+  }
+  return "";
+}
 
 /// c[i] = a[i] + b[i] for i < n (f32), one thread per element.
 inline const char *kVaddPtx = R"(

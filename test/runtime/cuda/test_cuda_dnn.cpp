@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda_test_util.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/Dnn.h"
 #include "runtime/cuda/DnnSupport.h"
@@ -21,18 +22,9 @@
 
 using namespace strata;
 using namespace strata::cuda;
+using cudatest::pending_message;
 
 namespace {
-
-std::string pending_message() {
-  std::string msg;
-  try {
-    rethrow_pending_error();
-  } catch (const Error &e) {
-    msg = e.what();
-  }
-  return msg;
-}
 
 int64_t product(const std::vector<int64_t> &v) {
   int64_t p = 1;

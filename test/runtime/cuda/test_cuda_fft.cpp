@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_test_util.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/Fft.h"
 #include "runtime/cuda/LibraryApi.h"
@@ -18,22 +19,13 @@
 
 using namespace strata;
 using namespace strata::cuda;
+using cudatest::pending_message;
 
 namespace {
 
 constexpr int64_t kAddr = 0x7f0000000000;
 constexpr int64_t kF32 = static_cast<int64_t>(DType::Float32);
 constexpr int64_t kF64 = static_cast<int64_t>(DType::Float64);
-
-std::string pending_message() {
-  std::string msg;
-  try {
-    rethrow_pending_error();
-  } catch (const Error &e) {
-    msg = e.what();
-  }
-  return msg;
-}
 
 bool cufft_installed() {
   return std::filesystem::exists("/usr/local/cuda/lib64/libcufft.so.12") || fft_available();

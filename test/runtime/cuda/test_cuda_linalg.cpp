@@ -9,6 +9,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cuda_test_util.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/LibraryApi.h"
 #include "runtime/cuda/Linalg.h"
@@ -18,6 +19,7 @@
 
 using namespace strata;
 using namespace strata::cuda;
+using cudatest::pending_message;
 
 namespace {
 
@@ -26,16 +28,6 @@ constexpr int64_t kAddr = 0x7f0000000000;
 constexpr int64_t kF64 = static_cast<int64_t>(DType::Float64);
 
 /// The pending C ABI error's message (cleared), or "" when there is none.
-std::string pending_message() {
-  std::string msg;
-  try {
-    rethrow_pending_error();
-  } catch (const Error &e) {
-    msg = e.what();
-  }
-  return msg;
-}
-
 int64_t addr(void *p) { return static_cast<int64_t>(reinterpret_cast<intptr_t>(p)); }
 
 } // namespace

@@ -2,9 +2,12 @@
 // symbols bound first (docs/decisions.md, "LAPACK"), and the rule for its threads.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
+#include <vector>
 
 namespace strata::internal {
 
@@ -73,5 +76,22 @@ template <class C> const LapackComplexFns<C> &lapack_complex();
 /// single-threaded, large ones one after another with the library's threads (Strata's count).
 /// Calls are serialized: the library's thread count is one setting for the whole process.
 void run_lapack_batch(int64_t n, double flops, const std::function<void(int64_t, int64_t)> &fn);
+
+/// Whether T is std::complex (the kernels pick the c/z routines for it).
+template <class T> struct is_cplx : std::false_type {};
+template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
+
+/// Runs a LAPACK routine that takes a workspace, `call(work)` reading `lwork` by reference: once
+/// as LAPACK's size query (lwork = -1, the answer in a scalar), then with `work` grown to the
+/// answered size (kept across calls of a batch).
+template <class T, class Call> void with_workspace(std::vector<T> &work, int &lwork, Call &&call) {
+  T answer = 0;
+  lwork = -1;
+  call(&answer);
+  lwork = std::max(1, static_cast<int>(std::real(answer)));
+  if (work.size() < static_cast<size_t>(lwork))
+    work.resize(static_cast<size_t>(lwork));
+  call(work.data());
+}
 
 } // namespace strata::internal
