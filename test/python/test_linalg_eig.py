@@ -445,3 +445,5 @@ def test_complex_decomposition_gradients():
     _complex_grad_check(lambda y: jnp.real(jnp.linalg.det(y)), _z)
     _complex_grad_check(lambda y: jnp.sum(jnp.abs(jnp.linalg.solve(y, _b))), _z)
     _complex_grad_check(lambda y: jnp.sum(jnp.imag(jnp.linalg.inv(y))), _z)
+    _complex_grad_check(lambda y: jnp.linalg.slogdet(y)[1], _z)
+    _complex_grad_check(lambda y: jnp.real(jnp.linalg.slogdet(y)[0]), _z)
