@@ -99,6 +99,7 @@ template <class C> LapackComplexFns<C> bind_complex(char prefix) {
   bind_symbol(f.gees, name("gees_").c_str());
   bind_symbol(f.gehrd, name("gehrd_").c_str());
   bind_symbol(f.ungqr, name("ungqr_").c_str());
+  bind_symbol(f.gesdd, name("gesdd_").c_str());
   return f;
 }
 

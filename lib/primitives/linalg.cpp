@@ -19,17 +19,12 @@ using Vec = std::vector<Array>;
 
 // ---- Shape rules -------------------------------------------------------------------------------
 
-/// Checks that `a` is a batch of matrices of a LAPACK dtype (complex ones where the op has
-/// LAPACK's complex routine: every op but svd).
+/// Checks that `a` is a batch of matrices of a LAPACK dtype (f32, f64, c64, c128).
 void check_matrices(const char *op, const AbstractValue &a, const char *what = "operand") {
   if (a.shape.size() < 2)
     fail(op, "expects rank >= 2 (a batch of matrices) for its ", what, ", got ", a.str());
-  bool complex_ok = std::string_view(op) != "svd";
-  if (is_complex(a.dtype) && !complex_ok)
-    fail(op, "complex inputs are not supported yet, got ", a.str());
   if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !is_complex(a.dtype))
-    fail(op, "expects a float32 or float64", complex_ok ? " (or complex64 or complex128) " : " ",
-         what, ", got ", a.str());
+    fail(op, "expects a float32 or float64 (or complex64 or complex128) ", what, ", got ", a.str());
 }
 void check_square(const char *op, const AbstractValue &a) {
   check_matrices(op, a);
@@ -500,11 +495,12 @@ const Primitive &eigh_p = register_primitive({
 
 // ---- svd ---------------------------------------------------------------------------------------
 
-/// JAX's rule (reduced matrices, or square ones): with dS = U^T dA V and F_ij = 1 / (s_j^2 -
-/// s_i^2) off the diagonal (0 on it), ds = diag(dS), dU = U (F o (dS S + S dS^T)) and dV =
-/// V (F o (S dS + dS^T S)), plus (I - U U^T) dA V S^-1 for tall matrices and
-/// (I - V V^T) dA^T U S^-1 for wide ones. Repeated singular values make F infinite (the
-/// vectors' derivatives are undefined, as in JAX).
+/// JAX's rule (reduced matrices, or square ones): with dS = U^H dA V and F_ij = 1 / (s_j^2 -
+/// s_i^2) off the diagonal (0 on it), ds = re diag(dS), dU = U (F o (dS S + S dS^H) + D) with
+/// D = (dS - dS^H) S^-1 / 2 (zero for real matrices: only the imaginary diagonal remains, the
+/// phase the complex vectors' gauge leaves), dV = V (F o (S dS + dS^H S)), plus
+/// (I - U U^H) dA V S^-1 for tall matrices and (I - V V^H) dA^H U S^-1 for wide ones. Repeated
+/// singular values make F infinite (the vectors' derivatives are undefined, as in JAX).
 Vec svd_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const Array> out,
             const Params &params) {
   bool uv = params.get_bool("compute_uv");
@@ -523,27 +519,41 @@ Vec svd_jvp(std::span<const Array> x, std::span<const Array> t, std::span<const 
     Vec r = bind(*find_primitive("svd"), {a}, {{"compute_uv", true}, {"full_matrices", false}});
     s = r[0], u = r[1], vt = r[2];
   }
-  Array v = mT(vt);
-  Array ds_mat = mm(mT(u), mm(da, v));
-  Array ds = diagonal(ds_mat);
+  bool cplx = is_complex(a.dtype());
+  // A real factor (s, F) in the complex rule's products.
+  auto as_a = [&](const Array &r) { return cplx ? lax::convert_element_type(r, a.dtype()) : r; };
+  Array v = mH(vt);
+  Array ds_mat = mm(mH(u), mm(da, v));
+  Array ds = cplx ? lax::real(diagonal(ds_mat)) : diagonal(ds_mat);
   if (!uv)
     return {ds};
   Array sj = spread(s, -2), si = spread(s, -1); // s_j along each row, s_i down each column
-  Array eye = eye_like(ds_mat);
+  Array eye = eye_like(sj);
   Array diffs = lax::mul(lax::add(sj, si), lax::sub(sj, si));
-  Array f = lax::sub(lax::div(rules::full_like(diffs, 1.0), lax::add(diffs, eye)), eye);
-  Array dss = lax::mul(sj, ds_mat), sds = lax::mul(si, ds_mat);
-  Array du = mm(u, lax::mul(f, lax::add(dss, mT(dss))));
-  Array dv = mm(v, lax::mul(f, lax::add(sds, mT(sds))));
+  Array f = as_a(lax::sub(lax::div(rules::full_like(diffs, 1.0), lax::add(diffs, eye)), eye));
+  Array dss = lax::mul(as_a(sj), ds_mat), sds = lax::mul(as_a(si), ds_mat);
+  Array inner = lax::mul(f, lax::add(dss, mH(dss)));
+  if (cplx) {
+    // D = (dS - dS^H) diag(1/s) / 2 on the diagonal (1/0 read as 0).
+    Array zero = lax::eq(s, rules::full_like(s, 0.0));
+    Array s_inv =
+        lax::select(zero, rules::full_like(s, 0.0), lax::div(rules::full_like(s, 1.0), s));
+    Array d =
+        lax::mul(lax::mul(lax::sub(ds_mat, mH(ds_mat)), as_a(lax::mul(eye, spread(s_inv, -2)))),
+                 rules::full_like(ds_mat, 0.5));
+    inner = lax::add(inner, d);
+  }
+  Array du = mm(u, inner);
+  Array dv = mm(v, lax::mul(f, lax::add(sds, mH(sds))));
   if (m > n) {
     Array dav = mm(da, v);
-    du = lax::add(du, lax::div(lax::sub(dav, mm(u, mm(mT(u), dav))), columns_of(s, dav)));
+    du = lax::add(du, lax::div(lax::sub(dav, mm(u, mm(mH(u), dav))), as_a(columns_of(s, dav))));
   }
   if (n > m) {
-    Array dahu = mm(mT(da), u);
-    dv = lax::add(dv, lax::div(lax::sub(dahu, mm(v, mm(vt, dahu))), columns_of(s, dahu)));
+    Array dahu = mm(mH(da), u);
+    dv = lax::add(dv, lax::div(lax::sub(dahu, mm(v, mm(vt, dahu))), as_a(columns_of(s, dahu))));
   }
-  return {ds, du, mT(dv)};
+  return {ds, du, mH(dv)};
 }
 
 const Primitive &svd_p = register_primitive({
@@ -555,10 +565,12 @@ const Primitive &svd_p = register_primitive({
       int64_t m = rows(sh), n = cols(sh), k = std::min(m, n);
       Shape s = batch_of(sh);
       s.push_back(k);
+      // Singular values are real for complex matrices too.
+      AbstractValue values{s, real_dtype(in[0].dtype), in[0].weak_type};
       if (!params.get_bool("compute_uv"))
-        return {like(in[0], s)};
+        return {values};
       bool full = params.get_bool("full_matrices");
-      return {like(in[0], s), like(in[0], with(batch_of(sh), {m, full ? m : k})),
+      return {values, like(in[0], with(batch_of(sh), {m, full ? m : k})),
               like(in[0], with(batch_of(sh), {full ? n : k, n}))};
     },
     .impl = [](std::span<const Array> in, const Params &params,

@@ -298,10 +298,12 @@ void linalg_svd(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a,
   int64_t k = std::min(m, n);
   bool uv = u != nullptr;
   int64_t uc = full_matrices ? m : k, vr = full_matrices ? n : k;
-  dispatch(dtype, "svd", [&](auto t) {
+  dispatch<true>(dtype, "svd", [&](auto t) {
     using T = decltype(t);
+    using R = decltype(std::real(t));
     const T *src = static_cast<const T *>(a);
-    T *S = static_cast<T *>(s), *U = static_cast<T *>(u), *VT = static_cast<T *>(vt);
+    R *S = static_cast<R *>(s);
+    T *U = static_cast<T *>(u), *VT = static_cast<T *>(vt);
     int M = as_int(m), N = as_int(n), ld = std::max(M, 1), ldu = std::max(M, 1),
         ldvt = std::max(as_int(vr), 1);
     char jobz = !uv ? 'N' : full_matrices ? 'A' : 'S';
@@ -309,6 +311,12 @@ void linalg_svd(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a,
       std::vector<T> f(static_cast<size_t>(m * n)), ub(uv ? static_cast<size_t>(m * uc) + 1 : 1),
           vb(uv ? static_cast<size_t>(vr * n) + 1 : 1), work(1);
       std::vector<int> iwork(static_cast<size_t>(8 * k) + 1);
+      // cgesdd/zgesdd's real workspace (LAPACK's documented bound).
+      int64_t big = std::max(m, n);
+      std::vector<R> rwork(
+          is_cplx<T>::value
+              ? static_cast<size_t>(uv ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 7 * k) + 1
+              : 1);
       for (int64_t b = b0; b < b1; ++b) {
         if (k == 0) {
           if (uv) {
@@ -320,8 +328,12 @@ void linalg_svd(DType dtype, int64_t batch, int64_t m, int64_t n, const void *a,
         to_col_major(src + b * m * n, f.data(), m, n);
         int info = 0, lwork = -1;
         with_workspace(work, lwork, [&](T *wk) {
-          lapack<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
-                            &ldvt, wk, &lwork, iwork.data(), &info);
+          if constexpr (is_cplx<T>::value)
+            fns<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
+                           &ldvt, wk, &lwork, rwork.data(), iwork.data(), &info);
+          else
+            fns<T>().gesdd(&jobz, &M, &N, f.data(), &ld, S + b * k, ub.data(), &ldu, vb.data(),
+                           &ldvt, wk, &lwork, iwork.data(), &info);
         });
         if (info != 0) {
           fill_nan(S + b * k, k);

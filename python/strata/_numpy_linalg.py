@@ -93,6 +93,11 @@ def _mT(x):
     return _jnp.swapaxes(x, -1, -2)
 
 
+def _mH(x):
+    """The conjugate transpose over the last two axes (_mT for real x)."""
+    return _jnp.conj(_mT(x)) if _jnp.iscomplexobj(x) else _mT(x)
+
+
 def _axes(axis, ndim):
     return tuple(range(ndim)) if axis is None else \
         tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
@@ -683,12 +688,12 @@ def _pinv_value(a, rtol, hermitian):
         w, v = eigh(a)
         cutoff = rtol[..., None] * _jnp.max(_jnp.abs(w), axis=-1, keepdims=True)
         keep = _jnp.abs(w) > cutoff
-        w_inv = _jnp.where(keep, 1 / _jnp.where(keep, w, 1), 0)
-        return _jnp.matmul(v * w_inv[..., None, :], _mT(v))
+        w_inv = _jnp.where(keep, 1 / _jnp.where(keep, w, 1), 0).astype(a.dtype)
+        return _jnp.matmul(v * w_inv[..., None, :], _mH(v))
     u, s, vh = svd(a, full_matrices=False)
     cutoff = rtol[..., None] * _jnp.max(s, axis=-1, keepdims=True)
     s_inv = _jnp.where(s > cutoff, 1 / _jnp.where(s > cutoff, s, 1), 0).astype(a.dtype)
-    return _jnp.matmul(_mT(vh) * s_inv[..., None, :], _mT(u))
+    return _jnp.matmul(_mH(vh) * s_inv[..., None, :], _mH(u))
 
 
 def _pinv_rule(hermitian):
@@ -704,11 +709,11 @@ def _pinv_rule(hermitian):
         da, _ = tangents
         p = _pinv_value(a, rtol, hermitian)
         if hermitian:
-            a, da = (a + _mT(a)) / 2, (da + _mT(da)) / 2
+            a, da = (a + _mH(a)) / 2, (da + _mH(da)) / 2
         m, n = a.shape[-2:]
         mm = _jnp.matmul
-        left = mm(mm(p, _mT(p)), _mT(da))   # n x m
-        right = mm(mm(_mT(da), _mT(p)), p)  # n x m
+        left = mm(mm(p, _mH(p)), _mH(da))   # n x m
+        right = mm(mm(_mH(da), _mH(p)), p)  # n x m
         dp = (-mm(mm(p, da), p) + left - mm(mm(left, a), p) + right - mm(mm(p, a), right))
         return p, dp
     return pinv_
@@ -730,7 +735,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
         rtol = rcond
     if rtol is None:
         rtol = 10.0 * max(a.shape[-2:]) * _jnp.finfo(a.dtype).eps
-    rtol = _jnp.broadcast_to(_jnp.asarray(rtol, a.dtype), a.shape[:-2])
+    rtol = _jnp.broadcast_to(_jnp.asarray(rtol, _jnp.finfo(a.dtype).dtype), a.shape[:-2])
     if hermitian:
         _square("pinv", a)
     if 0 in a.shape[-2:]:
@@ -757,7 +762,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
         b = b[:, None]
     m, n = a.shape
     if a.size == 0:
-        s = _jnp.zeros((0,), a.dtype)
+        s = _jnp.zeros((0,), _jnp.finfo(a.dtype).dtype)
         rank = _jnp.asarray(0, _jnp.int32)
         x = _jnp.zeros((n, b.shape[1]), a.dtype)
     else:
@@ -766,15 +771,15 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
         elif rcond < 0:
             rcond = float(_jnp.finfo(a.dtype).eps)
         u, s, vh = svd(a, full_matrices=False)
-        keep = s >= _jnp.asarray(rcond, a.dtype) * s[0]
+        keep = s >= _jnp.asarray(rcond, s.dtype) * s[0]
         rank = _jnp.sum(keep).astype(_jnp.int32)
-        s_inv = _jnp.where(keep, 1 / _jnp.where(keep, s, 1), 0)
-        x = _jnp.matmul(_mT(vh), s_inv[:, None] * _jnp.matmul(_mT(u), b))
+        s_inv = _jnp.where(keep, 1 / _jnp.where(keep, s, 1), 0).astype(a.dtype)
+        x = _jnp.matmul(_mH(vh), s_inv[:, None] * _jnp.matmul(_mH(u), b))
     if numpy_resid and (m <= n or int(rank) < n):
-        resid = _jnp.zeros((0,), a.dtype)
+        resid = _jnp.zeros((0,), _jnp.finfo(a.dtype).dtype)
     else:
         r = b - _jnp.matmul(a, x)
-        resid = _jnp.sum(r * r, axis=0)
+        resid = _jnp.sum(_jnp.real(r * _jnp.conj(r)), axis=0)
     if vec:
         x = x[:, 0]
         if resid.shape[0]:

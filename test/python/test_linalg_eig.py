@@ -420,8 +420,16 @@ def test_complex_decompositions_match_numpy(dtype):
     ws, wld = np.linalg.slogdet(z)
     close(s, ws)
     close(ld, wld)
-    with pytest.raises(ValueError, match=r"\[svd\] complex inputs are not supported"):
-        L.svd(z)
+    u, sv, vh = L.svd(z, full_matrices=False)
+    assert sv.dtype == (np.float32 if dtype == np.complex64 else np.float64)
+    close(sv, np.linalg.svd(z, compute_uv=False))
+    close((np.asarray(u) * np.asarray(sv)[..., None, :]) @ np.asarray(vh), z)
+    close(L.svd(z, compute_uv=False), np.linalg.svd(z, compute_uv=False))
+    close(jnp.linalg.pinv(z), np.linalg.pinv(z))
+    close(jnp.linalg.norm(z, 2), np.linalg.norm(z, 2))
+    close(jnp.linalg.cond(z), np.linalg.cond(z))
+    assert int(jnp.linalg.matrix_rank(z)) == np.linalg.matrix_rank(z)
+    close(jnp.linalg.lstsq(z, b)[0], np.linalg.lstsq(z, b, rcond=None)[0])
 
 
 def test_complex_decompositions_jit_matches_eager():
@@ -446,4 +454,11 @@ def test_complex_decomposition_gradients():
     _complex_grad_check(lambda y: jnp.sum(jnp.abs(jnp.linalg.solve(y, _b))), _z)
     _complex_grad_check(lambda y: jnp.sum(jnp.imag(jnp.linalg.inv(y))), _z)
     _complex_grad_check(lambda y: jnp.linalg.slogdet(y)[1], _z)
+    # svd: the singular values and gauge-invariant functions of the vectors (|u|^2, u s vh).
+    _complex_grad_check(lambda y: jnp.sum(L.svd(y, compute_uv=False) * jnp.arange(1.0, 4.0)), _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(L.svd(y, full_matrices=False)[0]) ** 2 * wts),
+                        _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.abs(L.svd(y, full_matrices=False)[2]) ** 2 * wts),
+                        _z)
+    _complex_grad_check(lambda y: jnp.sum(jnp.real(jnp.linalg.pinv(y)) * wts), _z)
     _complex_grad_check(lambda y: jnp.real(jnp.linalg.slogdet(y)[0]), _z)

@@ -62,6 +62,9 @@ template <class C> struct LapackComplexFns {
                R *rwork, int *bwork, int *info);
   void (*gehrd)(const int *n, const int *ilo, const int *ihi, C *a, const int *lda, C *tau, C *work,
                 const int *lwork, int *info);
+  void (*gesdd)(const char *jobz, const int *m, const int *n, C *a, const int *lda, R *s, C *u,
+                const int *ldu, C *vt, const int *ldvt, C *work, const int *lwork, R *rwork,
+                int *iwork, int *info);
   void (*ungqr)(const int *m, const int *n, const int *k, C *a, const int *lda, const C *tau,
                 C *work, const int *lwork, int *info);
 };
