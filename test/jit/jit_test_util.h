@@ -1,10 +1,12 @@
 // Helpers shared by the jit tests: a small two-layer loss and its inputs (compiled results are
-// compared against eager ones with expect_matches), and byte-for-byte comparison of results.
+// compared against eager ones with expect_matches), one-compile jitted runs and byte-for-byte
+// comparison of results.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,19 @@ inline Array weights() {
 inline Array batch() {
   return make({1, 2, 3, 4, -1, 0.5, 0.25, 2, 0, 1, -2, 3, 0.1, 0.2, 0.3, 0.4, 2, -1, 0, 1}, {5, 4},
               float32);
+}
+
+/// fn compiled once by jit (named `name`) and run on `in`: one compile, no inline (eager) calls.
+inline std::vector<Array> run_jitted(const FlatFn &fn, const std::vector<Array> &in,
+                                     const std::string &name) {
+  JitOptions options;
+  options.name = name;
+  JitFunction jf(options);
+  TraceFn trace = [&](const std::vector<Array> &x, std::shared_ptr<void> &) { return fn(x); };
+  std::vector<Array> out = jf.call(trace, in, "").first;
+  EXPECT_EQ(jf.stats().misses, 1);
+  EXPECT_EQ(jf.stats().inline_calls, 0);
+  return out;
 }
 
 /// Byte-for-byte equality of compiled and eager results (dtype, shape, then the bits).

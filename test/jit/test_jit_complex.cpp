@@ -17,17 +17,6 @@ using namespace strata::testutil;
 
 namespace {
 
-std::vector<Array> run_jitted(const FlatFn &fn, const std::vector<Array> &in) {
-  JitOptions options;
-  options.name = "complex";
-  JitFunction jf(options);
-  TraceFn trace = [&](const std::vector<Array> &x, std::shared_ptr<void> &) { return fn(x); };
-  std::vector<Array> out = jf.call(trace, in, "").first;
-  EXPECT_EQ(jf.stats().misses, 1);
-  EXPECT_EQ(jf.stats().inline_calls, 0);
-  return out;
-}
-
 /// Parts with many ties (so the imaginary part decides often), signed zeros, infinities and NaNs.
 Array awkward_part(Rng &rng, const Shape &s, int64_t salt) {
   std::vector<double> v = draw(rng, num_elements(s), -3, 3);
@@ -82,7 +71,7 @@ TEST(JitComplex, SortsAndScansBitwiseEqualToEager) {
     };
     for (const auto &[what, fn] : fns) {
       std::vector<Array> in = {x, y, ix, k2, one};
-      expect_same_bits(run_jitted(fn, in), fn(in), name + " " + what);
+      expect_same_bits(run_jitted(fn, in, "complex"), fn(in), name + " " + what);
     }
   }
 }
@@ -113,7 +102,7 @@ TEST(JitComplex, GatherAndScattersBitwiseEqualToEager) {
     };
     for (const auto &[what, fn] : fns) {
       std::vector<Array> in = {x, idx, rows};
-      expect_same_bits(run_jitted(fn, in), fn(in), name + " " + what);
+      expect_same_bits(run_jitted(fn, in, "complex"), fn(in), name + " " + what);
     }
   }
 }
@@ -130,7 +119,7 @@ TEST(JitComplex, ScatterAddOfComplexMatchesNumpyAddAt) {
   FlatFn fn = [](const std::vector<Array> &a) {
     return std::vector{lax::scatter_add(a[0], a[1], a[2], {{}, {0}, {0}})};
   };
-  expect_same_bits(run_jitted(fn, {x, idx, u}), {want}, "jitted scatter_add");
+  expect_same_bits(run_jitted(fn, {x, idx, u}, "complex"), {want}, "jitted scatter_add");
 }
 
 // The GPU path without a GPU: complex sorts (counting on short lines, the bitonic network on

@@ -36,17 +36,6 @@ Tolerance compiled_tolerance(DType d, bool gpu) {
   }
 }
 
-std::vector<Array> run_jitted(const FlatFn &fn, const std::vector<Array> &in) {
-  JitOptions options;
-  options.name = "row";
-  JitFunction jf(options);
-  TraceFn trace = [&](const std::vector<Array> &x, std::shared_ptr<void> &) { return fn(x); };
-  std::vector<Array> out = jf.call(trace, in, "").first;
-  EXPECT_EQ(jf.stats().misses, 1);
-  EXPECT_EQ(jf.stats().inline_calls, 0);
-  return out;
-}
-
 void check_row(const Row &r, bool to_f32) {
   if (!r.not_compiled.empty())
     GTEST_SKIP() << r.not_compiled;
@@ -57,7 +46,7 @@ void check_row(const Row &r, bool to_f32) {
       if (x.dtype() == DType::Float64)
         x = x.astype(DType::Float32);
   std::vector<Array> want = r.fn(in);
-  std::vector<Array> got = run_jitted(r.fn, in);
+  std::vector<Array> got = run_jitted(r.fn, in, "row");
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
     expect_matches(got[i], want[i], compiled_tolerance(want[i].dtype(), false),
@@ -260,7 +249,7 @@ TEST_P(JitPrimitive, MatchesEagerOnGpu) {
   std::vector<Array> on_gpu;
   for (const Array &x : in)
     on_gpu.push_back(device_put(x, gpu));
-  std::vector<Array> got = run_jitted(r.fn, on_gpu);
+  std::vector<Array> got = run_jitted(r.fn, on_gpu, "row");
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(got[i].device(), gpu) << r.name << " output " << i;
@@ -318,7 +307,7 @@ TEST(JitSortScan, BitwiseEqualToEager) {
     };
     for (const auto &[what, fn] : fns) {
       std::vector<Array> in = {x, y, ix, k2};
-      expect_same_bits(run_jitted(fn, in), fn(in), name + " " + what);
+      expect_same_bits(run_jitted(fn, in, "row"), fn(in), name + " " + what);
     }
   }
   // One long line: the blocked scan (block partials on every thread, then the offsets).
@@ -327,10 +316,10 @@ TEST(JitSortScan, BitwiseEqualToEager) {
     FlatFn fn = [reverse](const std::vector<Array> &a) {
       return std::vector{lax::cumsum(a[0], 0, reverse)};
     };
-    expect_same_bits(run_jitted(fn, {big}), fn({big}), "long cumsum");
+    expect_same_bits(run_jitted(fn, {big}, "row"), fn({big}), "long cumsum");
   }
   FlatFn sort1 = [](const std::vector<Array> &a) { return lax::sort({a[0]}, 0); };
-  expect_same_bits(run_jitted(sort1, {big}), sort1({big}), "long sort");
+  expect_same_bits(run_jitted(sort1, {big}, "row"), sort1({big}), "long sort");
 }
 
 INSTANTIATE_TEST_SUITE_P(All, JitPrimitive, ::testing::ValuesIn(row_names()),
