@@ -18,7 +18,8 @@ namespace strata::cuda {
 namespace {
 
 /// The float32 or float64 dtype of code `d`; anything else throws before a device is touched
-/// (the shape rules reject other dtypes, so only a miscompiled call gets here).
+/// (the GPU lowering keeps complex matrices off this path, so only a miscompiled call gets
+/// here).
 DType float_dtype(const char *op, int64_t d) {
   if (d == static_cast<int64_t>(DType::Float32) || d == static_cast<int64_t>(DType::Float64))
     return static_cast<DType>(d);

@@ -230,6 +230,14 @@ struct StrataLinalgToRuntimePass : st::impl::StrataLinalgToRuntimeBase<StrataLin
                            "for the CPU";
         return signalPassFailure();
       }
+      // cuSOLVER's bodies take real matrices: complex ones stay on the CPU's LAPACK.
+      if (cuda && llvm::any_of(op->getOperandTypes(),
+                               [](Type t) { return isa<ComplexType>(getElementTypeOrSelf(t)); })) {
+        op->emitError() << "[jit] " << op->getName().stripDialect()
+                        << " on complex matrices is compiled for the CPU only: run it eagerly or "
+                           "jit it for the CPU";
+        return signalPassFailure();
+      }
       if (failed(lower(b, module, op, cuda ? "strata_rt_cuda_" : "strata_rt_"))) {
         op->emitOpError() << "has a dynamic shape: the runtime's linear-algebra calls need "
                              "static shapes";
